@@ -1,0 +1,1 @@
+"""Hearth's command line: the desktop launcher and headless subcommands."""

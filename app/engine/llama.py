@@ -1,0 +1,240 @@
+"""`LlamaCppModel`: a GGUF model run in-process through llama.cpp's C API."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import llama_cpp
+import psutil
+from llama_cpp._internals import LlamaContext, LlamaModel
+from llama_cpp._logger import set_verbose
+
+from hearth.engine.cache import DecodeAborted, PromptCache
+from hearth.engine.decode import Reply
+from hearth.engine.sampling import Sampling
+from hearth.engine.template import ChatTemplate
+from hearth.engine.types import (
+    CancelToken,
+    EngineEvent,
+    GenerationDone,
+    GenerationSettings,
+    GenerationStats,
+    Message,
+    ModelInfo,
+    ToolSpec,
+)
+from hearth.errors import ContextOverflow, ModelFileError
+from hearth.models.gguf_check import inspect_gguf
+
+_backend_ready = threading.Lock()
+_backend_initialised = False
+
+
+def _init_backend() -> None:
+    global _backend_initialised
+    with _backend_ready:
+        if not _backend_initialised:
+            llama_cpp.llama_backend_init()
+            _backend_initialised = True
+
+
+def physical_cores() -> int:
+    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
+
+
+class LlamaCppModel:
+    """Loads a GGUF once and answers one request at a time on the calling thread."""
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        n_ctx: int = 8192,
+        n_batch: int = 64,
+        n_threads: int | None = None,
+        sampling: Sampling | None = None,
+        chat_template: str | None = None,
+        verbose: bool = False,
+    ) -> None:
+        """Load `path`; `chat_template` replaces a GGUF's missing or broken template."""
+        self.path = Path(path)
+        inspect_gguf(self.path)  # never hand llama.cpp a file we can see is broken
+        _init_backend()
+        set_verbose(verbose)
+        params = llama_cpp.llama_model_default_params()
+        try:
+            self._model = LlamaModel(path_model=str(self.path), params=params, verbose=verbose)
+        except ValueError as exc:
+            raise ModelFileError(self.path, f"llama.cpp could not load it ({exc})") from exc
+        metadata = self._model.metadata()
+        self.vocab = self._model.vocab
+        self._pieces: dict[int, bytes] = {}
+        self._context = self._make_context(n_ctx, n_batch, n_threads or physical_cores(), verbose)
+        self.ctx = self._context.ctx
+        self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
+        self.template = ChatTemplate.from_source(
+            chat_template or metadata.get("tokenizer.chat_template"),
+            bos_token=self._token_text(self._model.token_bos()),
+            eos_token=self._token_text(self._model.token_eos()),
+        )
+        self.sampling = (sampling or Sampling()).with_gguf(_sampling_metadata(metadata))
+        rewindable = not (
+            llama_cpp.llama_model_is_recurrent(self._model.model)
+            or llama_cpp.llama_model_is_hybrid(self._model.model)
+        )
+        self.cache = PromptCache(self.ctx, n_batch=n_batch, rewindable=rewindable)
+        self._lock = threading.Lock()
+        self._cancel: CancelToken | None = None
+        self._abort_callback = llama_cpp.ggml_abort_callback(self._should_abort)
+        llama_cpp.llama_set_abort_callback(self.ctx, self._abort_callback, None)
+        self._info = ModelInfo(
+            name=metadata.get("general.name") or self.path.stem,
+            source=str(self.path),
+            architecture=metadata.get("general.architecture", "unknown"),
+            quantization=self._describe().rsplit(" ", 1)[-1],
+            context_length=self.n_ctx,
+            tool_format=self.template.tool_format.name,
+        )
+
+    def _make_context(
+        self, n_ctx: int, n_batch: int, n_threads: int, verbose: bool
+    ) -> LlamaContext:
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx
+        params.n_batch = n_batch
+        params.n_ubatch = n_batch
+        params.n_threads = n_threads
+        params.n_threads_batch = n_threads
+        params.no_perf = True
+        try:
+            return LlamaContext(model=self._model, params=params, verbose=verbose)
+        except ValueError as exc:
+            raise ModelFileError(
+                self.path, f"llama.cpp could not create a context ({exc})"
+            ) from exc
+
+    @property
+    def info(self) -> ModelInfo:
+        return self._info
+
+    def _describe(self) -> str:
+        buffer = ctypes.create_string_buffer(256)
+        llama_cpp.llama_model_desc(self._model.model, buffer, len(buffer))
+        return buffer.value.decode("utf-8", errors="replace")
+
+    def _token_text(self, token: int) -> str:
+        return "" if token < 0 else self.piece(token).decode("utf-8", errors="replace")
+
+    def _should_abort(self, _data: ctypes.c_void_p) -> bool:
+        cancel = self._cancel
+        return cancel is not None and cancel.cancelled
+
+    def piece(self, token: int) -> bytes:
+        """The bytes of one token, special tokens included (cached)."""
+        cached = self._pieces.get(token)
+        if cached is None:
+            buffer = ctypes.create_string_buffer(128)
+            size = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, True)
+            cached = buffer.raw[: max(size, 0)]
+            self._pieces[token] = cached
+        return cached
+
+    def tokenize(self, text: str, *, add_bos: bool = False) -> list[int]:
+        return list(self._model.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True))
+
+    def render(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: GenerationSettings
+    ) -> tuple[list[int], int | None, str]:
+        """Prompt tokens, the position where the history ends, and the prompt text."""
+        thinking = settings.enable_thinking and self.template.supports_thinking
+        text = self.template.render(messages, tools, enable_thinking=thinking)
+        history = self.template.render(
+            messages, tools, add_generation_prompt=False, enable_thinking=thinking
+        )
+        add_bos = self._model.add_bos_token() and not (
+            self.template.bos_token and text.startswith(self.template.bos_token)
+        )
+        tokens = self.tokenize(text, add_bos=add_bos)
+        boundary = None
+        if text.startswith(history):
+            history_tokens = self.tokenize(history, add_bos=add_bos)
+            if tokens[: len(history_tokens)] == history_tokens:
+                boundary = len(history_tokens)
+        return tokens, boundary, text
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        settings: GenerationSettings | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[EngineEvent]:
+        """Stream one assistant reply. Only one reply runs at a time per model."""
+        settings = settings or GenerationSettings()
+        cancel = cancel or CancelToken()
+        offered = () if settings.tool_choice == "none" else tuple(tools)
+        with self._lock:
+            prompt, boundary, text = self.render(messages, offered, settings)
+            if len(prompt) >= self.n_ctx:
+                raise ContextOverflow(
+                    f"the conversation is {len(prompt)} tokens but the context holds {self.n_ctx};"
+                    " start a new conversation or load the model with a larger context"
+                )
+            stats = GenerationStats(prompt_tokens=len(prompt))
+            self._cancel = cancel
+            try:
+                if not self._prefill(prompt, boundary, stats):
+                    yield GenerationDone(Message.assistant(), "cancelled", stats)
+                    return
+                reply = Reply(
+                    self,
+                    tool_format=self.template.tool_format,
+                    tools=offered,
+                    settings=settings,
+                    sampling=self.sampling.with_request(settings),
+                    start_in_reasoning=text.rstrip().endswith("<think>"),
+                    stats=stats,
+                )
+                yield from reply.run(lambda: cancel.cancelled)
+            finally:
+                self._cancel = None
+
+    def _prefill(self, prompt: list[int], boundary: int | None, stats: GenerationStats) -> bool:
+        started = time.perf_counter()
+        reused = self.cache.reuse(prompt)
+        stats.reused_tokens = reused
+        checkpoint = boundary if boundary is not None and boundary >= reused else None
+        try:
+            stats.evaluated_tokens = self.cache.evaluate(prompt[reused:], checkpoint_at=checkpoint)
+        except DecodeAborted:
+            return False
+        finally:
+            stats.prefill_seconds = time.perf_counter() - started
+        return True
+
+    def close(self) -> None:
+        self.cache.close()
+        self._context.close()
+        self._model.close()
+
+    def __enter__(self) -> LlamaCppModel:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _sampling_metadata(metadata: dict[str, str]) -> dict[str, float]:
+    prefix = "general.sampling."
+    values: dict[str, float] = {}
+    for key, raw in metadata.items():
+        if key.startswith(prefix):
+            try:
+                values[key[len(prefix) :]] = float(raw)
+            except ValueError:
+                continue
+    return values

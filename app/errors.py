@@ -1,0 +1,61 @@
+"""Every error Hearth's core raises derives from `HearthError`.
+
+Messages say what failed and, where there is one, what the user can do about it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class HearthError(Exception):
+    """Root of all errors raised by Hearth's core and connectors."""
+
+
+class ModelError(HearthError):
+    """A model could not be found, loaded or used."""
+
+
+class ModelFileError(ModelError):
+    """A GGUF file is missing, corrupt, truncated or of an unsupported kind."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = Path(path)
+        self.reason = reason
+
+
+class ModelNotFoundError(ModelError):
+    """No usable model is available for the request."""
+
+
+class CatalogError(ModelError):
+    """The model catalog is malformed or names an unknown entry."""
+
+
+class DownloadError(ModelError):
+    """A model download failed; partial data is kept for resuming."""
+
+
+class DownloadCancelled(DownloadError):
+    """The user cancelled a download."""
+
+
+class ChecksumMismatch(DownloadError):
+    """A downloaded file does not match the hub's sha256."""
+
+
+class InsufficientDiskSpace(DownloadError):
+    """There is not enough free disk space for a download."""
+
+
+class EngineError(HearthError):
+    """Inference failed for a reason that is not the model's output."""
+
+
+class ContextOverflow(EngineError):
+    """The prompt does not fit in the model's context window."""
+
+
+class RemoteModelError(EngineError):
+    """An OpenAI-compatible server could not be reached or answered badly."""

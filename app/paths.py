@@ -1,0 +1,51 @@
+"""Where Hearth keeps its data, following each OS's conventions (platformdirs).
+
+`HEARTH_HOME` overrides everything; tests and portable installs use it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "Hearth"
+
+
+def _home_override() -> Path | None:
+    value = os.environ.get("HEARTH_HOME")
+    return Path(value).expanduser() if value else None
+
+
+def data_dir() -> Path:
+    """Directory for databases and other durable state."""
+    home = _home_override()
+    path = home / "data" if home else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def models_dir() -> Path:
+    """Directory holding the user's downloaded and imported GGUF models."""
+    path = data_dir() / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def config_dir() -> Path:
+    """Directory for user settings."""
+    home = _home_override()
+    path = (
+        home / "config" if home else Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    )
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def bundle_dir() -> Path | None:
+    """Root of a frozen (PyInstaller) build's bundled files, or None when running from source."""
+    if not getattr(sys, "frozen", False):
+        return None
+    return Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent))

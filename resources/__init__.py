@@ -1,0 +1,1 @@
+"""Package data: the model catalog, prompts, icons and styles, read with importlib.resources."""

