@@ -7,6 +7,7 @@ import sys
 import click
 
 from hearth.cli.chat import ask, chat
+from hearth.cli.models_cmd import models
 from hearth.errors import HearthError
 
 
@@ -30,6 +31,7 @@ def launch_desktop(ctx: click.Context) -> None:
 
 cli.add_command(ask)
 cli.add_command(chat)
+cli.add_command(models)
 
 
 def main() -> None:

@@ -66,7 +66,7 @@ class PromptCache:
             return keep
         if keep == len(self.tokens) and (checkpoint is None or len(checkpoint.tokens) <= keep):
             return keep
-        self._clear()
+        self.clear()
         if checkpoint is not None and self._load(checkpoint):
             return len(checkpoint.tokens)
         return 0
@@ -84,10 +84,11 @@ class PromptCache:
         if llama_cpp.llama_state_seq_set_data(self._ctx, buffer, len(buffer), SEQ):
             self.tokens = list(checkpoint.tokens)
             return True
-        self._clear()
+        self.clear()
         return False
 
-    def _clear(self) -> None:
+    def clear(self) -> None:
+        """Forget everything in memory (checkpoints stay)."""
         llama_cpp.llama_memory_clear(self._memory, True)
         self.tokens = []
 
@@ -160,6 +161,6 @@ class PromptCache:
         # llama.cpp drops a failed batch from attention caches, but a recurrent state may
         # already be advanced; trust nothing past the last good batch.
         if not self.rewindable:
-            self._clear()
+            self.clear()
         else:
             llama_cpp.llama_memory_seq_rm(self._memory, SEQ, len(self.tokens), -1)

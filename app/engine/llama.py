@@ -209,10 +209,11 @@ class LlamaCppModel:
         stats.reused_tokens = reused
         checkpoint = boundary if boundary is not None and boundary >= reused else None
         try:
-            stats.evaluated_tokens = self.cache.evaluate(prompt[reused:], checkpoint_at=checkpoint)
+            self.cache.evaluate(prompt[reused:], checkpoint_at=checkpoint)
         except DecodeAborted:
             return False
         finally:
+            stats.evaluated_tokens = len(self.cache.tokens) - reused
             stats.prefill_seconds = time.perf_counter() - started
         return True
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 
 from hearth.engine.types import GenerationSettings
 
-
 # GGUF keys as written by llama.cpp's convert script (general.sampling.<key>).
 GGUF_SAMPLING_KEYS = {
     "temp": "temperature",

@@ -82,11 +82,9 @@ class OutputParser:
         events: list[EngineEvent] = []
         rest, self._pending = self._pending, ""
         if self.section is Section.TOOL_CALL:
-            raw = self._call_body + rest
-            self._call_body = ""
-            failure = MalformedToolCall(raw=raw, reason="the tool call was not finished")
-            self.malformed.append(failure)
-            events.append(failure)
+            # A complete call whose closing tag never came (some servers stop on it) still counts.
+            self._call_body += rest
+            self._finish_call(events, unfinished=True)
         else:
             self._emit(rest, events)
         return events
@@ -153,13 +151,14 @@ class OutputParser:
         else:
             self._finish_call(events)
 
-    def _finish_call(self, events: list[EngineEvent]) -> None:
+    def _finish_call(self, events: list[EngineEvent], *, unfinished: bool = False) -> None:
         body, self._call_body = self._call_body, ""
         self.section = Section.ANSWER
         try:
             call = self.tool_format.parse(body.strip("\n"), self.tools)
         except MalformedCallError as exc:
-            failure = MalformedToolCall(raw=body, reason=str(exc))
+            reason = "the tool call was not finished" if unfinished else str(exc)
+            failure = MalformedToolCall(raw=body, reason=reason)
             self.malformed.append(failure)
             events.append(failure)
             return

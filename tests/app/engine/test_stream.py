@@ -123,3 +123,9 @@ def test_unfinished_call_is_reported_at_the_end() -> None:
     assert [e.reason for e in events if isinstance(e, MalformedToolCall)] == [
         "the tool call was not finished"
     ]
+
+
+def test_complete_call_missing_only_its_closing_tag_still_counts() -> None:
+    parser = OutputParser(FORMATS["hermes-json"], TOOLS, start_in_reasoning=False)
+    events = run(parser, ['<tool_call>\n{"name": "set_volume", "arguments": {"level": 9}}\n'])
+    assert [e.call.arguments for e in events if isinstance(e, ToolCallEmitted)] == [{"level": 9}]

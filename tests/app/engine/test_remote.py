@@ -1,0 +1,527 @@
+"""`RemoteModel` against real loopback servers.
+
+Two servers: `python -m llama_cpp.server` running the SmolLM2 test model, and a small stdlib
+HTTP server that replays scripted bytes for what a real model cannot be made to do on cue
+(split native tool calls, bad arguments, a crash mid-reply, HTTP errors).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from hearth.engine.remote import RemoteModel, normalise_base_url
+from hearth.engine.types import (
+    AnswerDelta,
+    CancelToken,
+    ChatModel,
+    EngineEvent,
+    GenerationDone,
+    GenerationSettings,
+    MalformedToolCall,
+    Message,
+    ReasoningDelta,
+    ToolCall,
+    ToolCallEmitted,
+    ToolSpec,
+)
+from hearth.errors import RemoteModelError
+
+WEATHER = ToolSpec(
+    "get_weather",
+    "Get the current weather for a city.",
+    {
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "The city's name"}},
+        "required": ["city"],
+    },
+)
+E = TypeVar("E", bound=EngineEvent)
+GREEDY = GenerationSettings(max_tokens=64, temperature=0.0, seed=7)
+
+
+# --- a scripted OpenAI-compatible server ---------------------------------------------------
+
+
+@dataclass
+class Scripted:
+    """One canned answer; `complete=False` stops mid-body like a crashed server."""
+
+    parts: list[bytes]
+    status: int = 200
+    content_type: str = "text/event-stream"
+    chunked: bool = True
+    complete: bool = True
+
+
+@dataclass
+class Relay:
+    """Forward requests to a real server and keep the bytes it answered with."""
+
+    upstream: str
+    recorded: list[bytes] = field(default_factory=list)
+
+
+class ScriptServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _ScriptHandler)
+        self.routes: dict[str, Scripted | Relay] = {}
+        self.requests: list[tuple[str, str, Any]] = []
+        self.clients: list[RemoteModel] = []
+
+    def client(self, **options: Any) -> RemoteModel:
+        """A `RemoteModel` for this server, closed when the test ends."""
+        self.clients.append(RemoteModel(self.url, **options))
+        return self.clients[-1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hang up early on purpose here (errors, cancels); only report real failures.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _ScriptHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: ScriptServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._answer("GET")
+
+    def do_POST(self) -> None:
+        self._answer("POST")
+
+    def _answer(self, method: str) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.requests.append((method, self.path, json.loads(raw) if raw else None))
+        route = self.server.routes.get(f"{method} {self.path}")
+        if isinstance(route, Relay):
+            self._relay(route, method, raw)
+        else:
+            self._send(route or Scripted([b'{"error": "no such route"}'], 404, "application/json"))
+
+    def _send(self, script: Scripted) -> None:
+        self.send_response(script.status)
+        self.send_header("Content-Type", script.content_type)
+        if script.chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        for part in script.parts:
+            self._write(part, script.chunked)
+        if script.complete and script.chunked:
+            self._write(b"", chunked=True)
+        self.close_connection = not (script.complete and script.chunked)
+
+    def _relay(self, relay: Relay, method: str, raw: bytes) -> None:
+        headers = {"Content-Type": "application/json"}
+        target = relay.upstream + self.path
+        with httpx.stream(
+            method, target, content=raw, headers=headers, timeout=300, trust_env=False
+        ) as upstream:
+            self.send_response(upstream.status_code)
+            self.send_header("Content-Type", upstream.headers.get("content-type", ""))
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for part in upstream.iter_bytes():
+                relay.recorded.append(part)
+                self._write(part, chunked=True)
+        self._write(b"", chunked=True)
+
+    def _write(self, data: bytes, chunked: bool) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+        self.wfile.flush()
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptServer]:
+    server = ScriptServer()
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    yield server
+    for client in server.clients:
+        client.close()
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def sse(*events: dict[str, Any] | str, done: bool = True) -> list[bytes]:
+    """Server-sent events as a server writes them, one event per write."""
+    texts = [e if isinstance(e, str) else json.dumps(e) for e in events]
+    return [f"data: {text}\n\n".encode() for text in [*texts, *(["[DONE]"] if done else [])]]
+
+
+def chunk(finish: str | None = None, **delta: Any) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def call_piece(index: int, arguments: str, **first: str) -> dict[str, Any]:
+    function = {"arguments": arguments} | ({"name": first["name"]} if "name" in first else {})
+    piece: dict[str, Any] = {"index": index, "function": function}
+    if "id" in first:
+        piece |= {"id": first["id"], "type": "function"}
+    return piece
+
+
+def run(model: ChatModel, *args: Any, **kwargs: Any) -> tuple[list[EngineEvent], GenerationDone]:
+    events = list(model.generate(*args, **kwargs))
+    assert [type(e) for e in events].count(GenerationDone) == 1
+    done = events[-1]
+    assert isinstance(done, GenerationDone)
+    return events, done
+
+
+def of_type(events: list[EngineEvent], kind: type[E]) -> list[E]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def scripted_model(server: ScriptServer, *parts: bytes, **options: Any) -> RemoteModel:
+    server.routes["POST /v1/chat/completions"] = Scripted(list(parts), **options)
+    return server.client(model="scripted")
+
+
+# --- the scripted server --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "root"),
+    [
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080/v1"),
+        ("127.0.0.1:8080/", "http://127.0.0.1:8080/v1"),
+        ("http://box:11434/v1/", "http://box:11434/v1"),
+        ("https://box/v1/chat/completions", "https://box/v1"),
+    ],
+)
+def test_base_url_is_normalised(typed: str, root: str) -> None:
+    assert normalise_base_url(typed) == root
+
+
+def test_base_url_must_be_http() -> None:
+    with pytest.raises(RemoteModelError, match="not an http"):
+        normalise_base_url("ftp://box")
+
+
+@pytest.mark.server
+def test_native_tool_call_split_over_chunks(scripted: ScriptServer) -> None:
+    stream = sse(
+        chunk(tool_calls=[call_piece(0, "", id="call_abc", name="get_weather")]),
+        chunk(tool_calls=[call_piece(0, '{"ci')]),
+        chunk(tool_calls=[call_piece(0, 'ty": "Par')]),
+        chunk(tool_calls=[call_piece(0, 'is"}')]),
+        chunk("tool_calls"),
+    )
+    events, done = run(scripted_model(scripted, *stream), [Message.user("weather?")], [WEATHER])
+    call = ToolCall("get_weather", {"city": "Paris"}, id="call_abc")
+    assert of_type(events, ToolCallEmitted) == [ToolCallEmitted(call)]
+    assert done.message.tool_calls == (call,)
+    assert done.stop_reason == "tool_calls"
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [('{"city": 42}', "invalid arguments"), ('{"city": "Par', "not valid JSON")],
+)
+def test_invalid_native_arguments_are_reported(
+    scripted: ScriptServer, arguments: str, reason: str
+) -> None:
+    stream = sse(
+        chunk(tool_calls=[call_piece(0, arguments, id="call_1", name="get_weather")]),
+        chunk(tool_calls=[call_piece(1, "{}", id="call_2", name="launch_rockets")]),
+        chunk("tool_calls"),
+    )
+    events, done = run(scripted_model(scripted, *stream), [Message.user("hi")], [WEATHER])
+    malformed = of_type(events, MalformedToolCall)
+    assert [reason in m.reason for m in malformed] == [True, False]
+    assert "unknown tool 'launch_rockets'" in malformed[1].reason
+    assert done.malformed_calls == tuple(malformed)
+    assert not done.message.tool_calls
+    assert done.stop_reason == "end"
+
+
+@pytest.mark.server
+def test_reasoning_fields_and_inline_think(scripted: ScriptServer) -> None:
+    stream = sse(
+        chunk(role="assistant", content=None, reasoning_content="The user "),
+        chunk(reasoning="wants a greeting."),
+        chunk(content="<think>Say hi.</th"),
+        chunk(content="ink>\n\nHel"),
+        chunk(content="lo!"),
+        {"choices": [], "usage": {"prompt_tokens": 12, "completion_tokens": 9}},
+        chunk("stop"),
+    )
+    events, done = run(scripted_model(scripted, *stream), [Message.user("hi")])
+    reasoning = [e.text for e in of_type(events, ReasoningDelta)]
+    assert reasoning[:2] == ["The user ", "wants a greeting."]
+    assert "".join(reasoning).endswith("Say hi.")
+    assert "".join(e.text for e in of_type(events, AnswerDelta)) == "Hello!"
+    assert done.message == Message.assistant(
+        "Hello!", reasoning="The user wants a greeting.\nSay hi."
+    )
+    assert (done.stats.prompt_tokens, done.stats.completion_tokens) == (12, 9)
+    assert done.stop_reason == "end"
+
+
+@pytest.mark.server
+def test_text_form_tool_call_in_native_mode(scripted: ScriptServer) -> None:
+    stream = sse(
+        chunk(content='<tool_call>\n{"name": "get_weather", '),
+        chunk(content='"arguments": {"city": "Oslo"}}\n</tool_call>'),
+        chunk("length"),
+    )
+    events, done = run(scripted_model(scripted, *stream), [Message.user("hi")], [WEATHER])
+    [emitted] = of_type(events, ToolCallEmitted)
+    assert emitted.call.arguments == {"city": "Oslo"}
+    assert done.message.content == ""
+    assert done.stop_reason == "max_tokens"
+
+
+@pytest.mark.server
+def test_request_is_in_openai_wire_form(scripted: ScriptServer) -> None:
+    call = ToolCall("get_weather", {"city": "Rome"}, id="call_7")
+    history = [
+        Message.user("weather in Rome?"),
+        Message.assistant(tool_calls=[call]),
+        Message.tool_result(call, "sunny"),
+    ]
+    settings = GenerationSettings(max_tokens=5, enable_thinking=False, temperature=0.2)
+    model = scripted_model(scripted, *sse(chunk("stop", content="Sunny.")))
+    run(model, history, [WEATHER], settings)
+    _, path, body = scripted.requests[-1]
+    assert path == "/v1/chat/completions"
+    assert body["messages"][1]["tool_calls"][0]["function"]["arguments"] == '{"city": "Rome"}'
+    assert body["messages"][2] == {
+        "role": "tool",
+        "content": "sunny",
+        "tool_call_id": "call_7",
+        "name": "get_weather",
+    }
+    assert body["tools"] == [WEATHER.as_openai()]
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert (body["model"], body["max_tokens"], body["temperature"]) == ("scripted", 5, 0.2)
+    assert "top_k" not in body
+
+
+@pytest.mark.server
+def test_prompt_mode_folds_tools_into_the_system_prompt(scripted: ScriptServer) -> None:
+    call = ToolCall("get_weather", {"city": "Rome"}, id="call_7")
+    history = [Message.user("weather?"), Message.assistant(tool_calls=[call])]
+    scripted.routes["POST /v1/chat/completions"] = Scripted(sse(chunk("stop", content="ok")))
+    model = scripted.client(model="scripted", tool_mode="prompt")
+    run(model, [*history, Message.tool_result(call, "sunny")], [WEATHER])
+    body = scripted.requests[-1][2]
+    assert "tools" not in body
+    assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "user"]
+    assert '"get_weather"' in body["messages"][0]["content"]
+    assert "<tool_response>\nsunny" in body["messages"][3]["content"]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("chunked", [True, False])
+def test_connection_dropped_mid_reply(scripted: ScriptServer, chunked: bool) -> None:
+    stream = [*sse(chunk(content="Hello"), chunk(content=" wor"), done=False), b'data: {"cho']
+    model = scripted_model(scripted, *stream, chunked=chunked, complete=False)
+    seen: list[EngineEvent] = []
+    with pytest.raises(RemoteModelError, match=r"dropped mid-reply|closed before the reply"):
+        seen.extend(model.generate([Message.user("hi")]))
+    assert of_type(seen, AnswerDelta)
+
+
+@pytest.mark.server
+def test_non_json_event(scripted: ScriptServer) -> None:
+    model = scripted_model(scripted, *sse("<html>oops</html>"))
+    with pytest.raises(RemoteModelError, match="not JSON"):
+        list(model.generate([Message.user("hi")]))
+
+
+@pytest.mark.server
+def test_http_error_carries_the_servers_text(scripted: ScriptServer) -> None:
+    error = {"error": {"code": 500, "message": "the request exceeds the context size"}}
+    model = scripted_model(
+        scripted, json.dumps(error).encode(), status=500, content_type="application/json"
+    )
+    with pytest.raises(RemoteModelError, match=r"HTTP 500.*exceeds the context size"):
+        list(model.generate([Message.user("hi")]))
+
+
+@pytest.mark.server
+def test_error_event_mid_stream(scripted: ScriptServer) -> None:
+    model = scripted_model(scripted, *sse({"error": {"message": "model unloaded"}}))
+    with pytest.raises(RemoteModelError, match="model unloaded"):
+        list(model.generate([Message.user("hi")]))
+
+
+@pytest.mark.server
+def test_info_from_the_model_list(scripted: ScriptServer) -> None:
+    models = {"data": [{"id": "llama3:latest"}, {"id": "/m/Qwen3-4B-Q4_K_M.gguf"}]}
+    scripted.routes["GET /v1/models"] = Scripted([json.dumps(models).encode()])
+    info = scripted.client(model="/m/Qwen3-4B-Q4_K_M.gguf").info
+    assert (info.name, info.quantization) == ("Qwen3-4B-Q4_K_M", "Q4_K_M")
+    assert scripted.client().info.name == "llama3:latest"
+    assert scripted.client(model="llama3").info.name == "llama3:latest"
+    with pytest.raises(RemoteModelError, match=r"no model named 'phi'.*llama3:latest"):
+        _ = scripted.client(model="phi").info
+
+
+def test_connection_refused_names_the_url() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with RemoteModel(f"127.0.0.1:{port}") as model:
+        with pytest.raises(RemoteModelError, match=f"127.0.0.1:{port}.*server is running"):
+            _ = model.info
+        with pytest.raises(RemoteModelError, match=f"127.0.0.1:{port}"):
+            list(model.generate([Message.user("hi")]))
+
+
+def test_cancelled_before_start_sends_nothing() -> None:
+    cancel = CancelToken()
+    cancel.cancel()
+    with RemoteModel("127.0.0.1:9", model="x") as model:
+        _, done = run(model, [Message.user("hi")], cancel=cancel)
+    assert done.stop_reason == "cancelled"
+
+
+# --- a real llama_cpp.server running SmolLM2 ------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def llama_server(
+    tmp_path_factory: pytest.TempPathFactory, test_gguf: Path
+) -> Iterator[tuple[str, Path]]:
+    gguf, port = test_gguf, _free_port()
+    log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_serving(server, url, log_path)
+        yield url, gguf
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _wait_until_serving(server: subprocess.Popen[bytes], url: str, log_path: Path) -> None:
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited early:\n{log_path.read_text()[-4000:]}")
+        try:
+            if httpx.get(f"{url}/v1/models", timeout=2, trust_env=False).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"llama_cpp.server did not start in time:\n{log_path.read_text()[-4000:]}")
+
+
+@pytest.mark.model
+@pytest.mark.server
+def test_info_names_the_served_model(llama_server: tuple[str, Path]) -> None:
+    url, gguf = llama_server
+    with RemoteModel(url) as model:
+        assert isinstance(model, ChatModel)
+        assert model.info.name == gguf.stem
+        assert str(gguf) in model.info.source
+
+
+@pytest.mark.model
+@pytest.mark.server
+def test_plain_question_streams_an_answer(llama_server: tuple[str, Path]) -> None:
+    question = [Message.user("What is the capital of France? Answer in one sentence.")]
+    with RemoteModel(llama_server[0]) as model:
+        events, done = run(model, question, settings=GREEDY)
+    answer = of_type(events, AnswerDelta)
+    assert len(answer) > 1
+    assert done.message.content
+    assert done.message.content == "".join(delta.text for delta in answer).strip()
+    assert done.stop_reason in ("end", "max_tokens")
+    assert done.stats.completion_tokens > 0
+
+
+@pytest.mark.model
+@pytest.mark.server
+def test_cancel_after_the_first_delta(llama_server: tuple[str, Path]) -> None:
+    cancel, events, cancelled_at = CancelToken(), [], 0.0
+    story = [Message.user("Write a very long story about a dragon and a lighthouse.")]
+    settings = GenerationSettings(max_tokens=1000, temperature=0.0)
+    with RemoteModel(llama_server[0]) as model:
+        for event in model.generate(story, settings=settings, cancel=cancel):
+            events.append(event)
+            if isinstance(event, AnswerDelta) and not cancel.cancelled:
+                cancel.cancel()
+                cancelled_at = time.perf_counter()
+        stopped_in = time.perf_counter() - cancelled_at
+        assert isinstance(events[-1], GenerationDone)
+        assert events[-1].stop_reason == "cancelled"
+        assert stopped_in < 1.0
+        settings = GenerationSettings(max_tokens=8, temperature=0.0)
+        _, after = run(model, [Message.user("Say yes.")], settings=settings)
+    assert after.stop_reason in ("end", "max_tokens")
+
+
+@pytest.mark.model
+@pytest.mark.server
+def test_prompt_mode_accounts_for_every_tool_call(
+    llama_server: tuple[str, Path], scripted: ScriptServer
+) -> None:
+    relay = Relay(llama_server[0])
+    scripted.routes |= {"GET /v1/models": relay, "POST /v1/chat/completions": relay}
+    # SmolLM2-135M only writes calls after seeing some; two examples make it write one.
+    ask: list[Message] = []
+    for city in ("Rome", "Oslo"):
+        call = ToolCall("get_weather", {"city": city})
+        ask += [Message.user(f"What is the weather in {city}?")]
+        ask += [Message.assistant(tool_calls=[call])]
+    ask.append(Message.user("What is the weather in Paris?"))
+    with RemoteModel(scripted.url, tool_mode="prompt") as model:
+        events, done = run(model, ask, [WEATHER], GREEDY)
+    sent = "".join(
+        choice["delta"].get("content") or ""
+        for line in b"".join(relay.recorded).decode().splitlines()
+        if line.startswith("data: {")
+        for choice in json.loads(line[6:]).get("choices", [])
+    )
+    emitted, malformed = of_type(events, ToolCallEmitted), of_type(events, MalformedToolCall)
+    assert sent.count("<tool_call>") >= 1, f"the model wrote no tool call: {sent!r}"
+    assert sent.count("<tool_call>") == len(emitted) + len(malformed)
+    assert done.message.tool_calls == tuple(e.call for e in emitted)
+    assert done.malformed_calls == tuple(malformed)
+    assert "tools" not in scripted.requests[-1][2]

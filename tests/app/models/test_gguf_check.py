@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hearth.errors import ModelFileError
+from hearth.models.gguf_check import inspect_gguf
+
+MakeGGUF = Callable[..., Path]
+
+
+@pytest.mark.model
+def test_real_smollm2_summary(smollm2_path: Path) -> None:
+    summary = inspect_gguf(smollm2_path)
+    assert summary.architecture == "llama"
+    assert summary.quantization == "Q4_1"
+    assert summary.context_length == 8192
+    assert summary.chat_template is not None and "<|im_start|>" in summary.chat_template
+    assert (summary.bos_token, summary.eos_token) == ("<|im_start|>", "<|im_end|>")
+    assert summary.vocab_size == 49152
+    assert summary.tensor_count == 272
+    assert summary.size == smollm2_path.stat().st_size
+
+
+def test_small_valid_gguf_summary(tiny_gguf: Path) -> None:
+    summary = inspect_gguf(tiny_gguf)
+    assert summary.path == tiny_gguf
+    assert summary.architecture == "llama"
+    assert summary.name == "tiny"
+    assert summary.quantization == "Q8_0"
+    assert summary.context_length == 2048
+    assert summary.chat_template is not None and "im_start" in summary.chat_template
+    assert (summary.bos_token, summary.eos_token) == ("<|im_start|>", "<|im_end|>")
+    assert summary.sampling == pytest.approx({"temp": 0.7, "top_k": 20.0})
+    assert summary.tensor_count == 2
+    assert summary.version == 3
+
+
+def _reason(path: Path) -> str:
+    with pytest.raises(ModelFileError) as caught:
+        inspect_gguf(path)
+    assert caught.value.path == path
+    assert str(path) in str(caught.value)
+    return caught.value.reason
+
+
+def test_truncated_file_is_reported_as_truncated(tiny_gguf: Path, tmp_path: Path) -> None:
+    cut = tmp_path / "cut.gguf"
+    data = tiny_gguf.read_bytes()
+    cut.write_bytes(data[: len(data) - 1000])
+    assert "truncated" in _reason(cut)
+
+
+def test_file_cut_inside_the_metadata_is_reported_as_corrupt(
+    tiny_gguf: Path, tmp_path: Path
+) -> None:
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(tiny_gguf.read_bytes()[:60])
+    assert "corrupt" in _reason(cut)
+
+
+def test_random_bytes_are_not_a_gguf(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(os.urandom(4096).replace(b"GGUF", b"XXXX"))
+    assert "not a GGUF file" in _reason(junk)
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.gguf"
+    empty.touch()
+    assert _reason(empty) == "file is empty"
+
+
+def test_too_small_file(tmp_path: Path) -> None:
+    small = tmp_path / "small.gguf"
+    small.write_bytes(b"GGUF\x03\x00")
+    assert "too small" in _reason(small)
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    assert _reason(tmp_path / "absent.gguf") == "file not found"
+    assert "is a directory" in _reason(tmp_path)
+
+
+def test_unsupported_version(tiny_gguf: Path, tmp_path: Path) -> None:
+    future = tmp_path / "future.gguf"
+    future.write_bytes(b"GGUF" + struct.pack("<I", 9) + tiny_gguf.read_bytes()[8:])
+    assert "GGUF version 9 is not supported" in _reason(future)
+
+
+def test_old_ggml_format(tmp_path: Path) -> None:
+    old = tmp_path / "old.bin"
+    old.write_bytes(b"tjgg" + b"\x00" * 100)
+    assert "old GGML" in _reason(old)
+
+
+def test_unknown_architecture(tmp_path: Path, make_gguf: MakeGGUF) -> None:
+    path = make_gguf(tmp_path / "alien.gguf", arch="alienformer9000")
+    assert "architecture 'alienformer9000' is not supported" in _reason(path)
+
+
+def test_no_vocabulary(tmp_path: Path, make_gguf: MakeGGUF) -> None:
+    path = make_gguf(tmp_path / "novocab.gguf", tokens=None)
+    assert "no vocabulary" in _reason(path)
+
+
+def test_garbled_metadata_is_reported_not_raised_raw(tiny_gguf: Path, tmp_path: Path) -> None:
+    garbled = tmp_path / "garbled.gguf"
+    data = bytearray(tiny_gguf.read_bytes())
+    data[24:32] = struct.pack("<Q", 2**62)  # The first key's length: absurdly long.
+    garbled.write_bytes(bytes(data))
+    assert "corrupt" in _reason(garbled)
+
+
+@pytest.mark.timeout(10)
+def test_absurd_array_length_fails_fast_instead_of_hanging(tmp_path: Path) -> None:
+    key = b"general.x"
+    header = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+    array_of_2_to_the_40_uint32 = struct.pack("<IIQ", 9, 4, 2**40)
+    path = tmp_path / "endless.gguf"
+    path.write_bytes(header + array_of_2_to_the_40_uint32 + bytes(16))
+    assert "runs past the end of the file" in _reason(path)

