@@ -8,6 +8,7 @@ import click
 
 from hearth.cli.worker import stream_on_worker
 from hearth.engine.llama import LlamaCppModel
+from hearth.engine.sampling import Sampling
 from hearth.engine.types import (
     AnswerDelta,
     CancelToken,
@@ -19,7 +20,7 @@ from hearth.engine.types import (
     ReasoningDelta,
     ToolCallEmitted,
 )
-from hearth.models.lookup import resolve_model
+from hearth.models.lookup import installed_models, resolve_model
 
 SYSTEM_PROMPT = "You are Hearth, a helpful private assistant running on the user's computer."
 
@@ -35,7 +36,15 @@ stats_option = click.option("--stats", is_flag=True, help="Print token counts an
 def load_model(choice: str | None, n_ctx: int) -> ChatModel:
     path: Path = resolve_model(choice)
     click.secho(f"Loading {path.name}…", dim=True, err=True)
-    return LlamaCppModel(path, n_ctx=n_ctx)
+    return LlamaCppModel(path, n_ctx=n_ctx, sampling=model_card_sampling(path))
+
+
+def model_card_sampling(path: Path) -> Sampling:
+    """The catalog's recommended sampling for this file, if it is a catalog model."""
+    for installed in installed_models():
+        if installed.entry is not None and installed.path.resolve() == path.resolve():
+            return Sampling().with_gguf(installed.entry.sampling)
+    return Sampling()
 
 
 def stream_reply(

@@ -33,6 +33,8 @@ class CatalogEntry(BaseModel):
     size: int = Field(gt=0)
     license: str = Field(min_length=1)
     default: bool = False
+    # The model card's sampling values, keyed like GGUF `general.sampling.*` (temp, top_p, ...).
+    sampling: dict[str, float] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_source(self) -> CatalogEntry:

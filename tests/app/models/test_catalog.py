@@ -92,3 +92,12 @@ def test_catalog_loads_from_a_file(tmp_path: Path) -> None:
 def test_missing_catalog_file_is_a_catalog_error(tmp_path: Path) -> None:
     with pytest.raises(CatalogError, match="cannot read"):
         load_catalog(tmp_path / "absent.toml")
+
+
+def test_model_card_sampling_uses_keys_the_engine_understands() -> None:
+    from hearth.engine.sampling import GGUF_SAMPLING_KEYS, Sampling
+
+    for entry in load_catalog():
+        assert set(entry.sampling) <= set(GGUF_SAMPLING_KEYS), entry.id
+    botpsy = load_catalog().default
+    assert Sampling().with_gguf(botpsy.sampling).top_k == 20
