@@ -107,4 +107,7 @@ def _xml_value_rule(converter: SchemaConverter, schema: Mapping[str, Any], name:
         return str(converter._add_rule(name, options))
     if schema.get("type") == "string" or not schema:
         return "xml-text"
+    if schema.get("type") == "boolean":
+        # Qwen3.5's template writes Python's str(True), so its training data has both spellings.
+        return str(converter._add_rule(name, '"true" | "false" | "True" | "False"'))
     return str(converter.visit(dict(schema), name))

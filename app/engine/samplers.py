@@ -1,50 +1,100 @@
-"""llama.cpp's C sampler chains: sampling never copies logits into Python."""
+"""llama.cpp's C sampler chains: sampling never copies logits into Python on the fast path.
+
+A grammar is checked lazily, as llama.cpp's own `common_sampler` does: the free chain picks a
+token, the grammar only vets that one token, and only a rejected pick pays for masking the
+whole vocabulary. Inside a tool call most picks already fit, and Qwen's vocabulary is 248k.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import math
+
 import llama_cpp
+import numpy as np
 
 from hearth.engine.sampling import Sampling
 from hearth.errors import EngineError
 
 DEFAULT_SEED = 0xFFFFFFFF  # LLAMA_DEFAULT_SEED: llama.cpp picks a random seed
+_TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 
 
 class SamplerChain:
-    """One owned `llama_sampler` chain, optionally led by a GBNF grammar."""
+    """An owned `llama_sampler` chain, optionally constrained by a GBNF grammar."""
 
     def __init__(self, vocab: llama_cpp.llama_vocab_p, sampling: Sampling, grammar: str | None):
-        self._chain = llama_cpp.llama_sampler_chain_init(
-            llama_cpp.llama_sampler_chain_default_params()
-        )
+        self._vocab = vocab
+        self._chain: llama_cpp.llama_sampler_p | None = _free_chain(sampling)
+        self._grammar: llama_cpp.llama_sampler_p | None = None
         if grammar is not None:
-            constrained = llama_cpp.llama_sampler_init_grammar(
+            self._grammar = llama_cpp.llama_sampler_init_grammar(
                 vocab, grammar.encode("utf-8"), b"root"
             )
-            if not constrained:
+            if not self._grammar:
                 self.close()
                 raise EngineError("the tool-call grammar did not compile; see the log for why")
-            self._add(constrained)
-        if sampling.repeat_penalty != 1.0:
-            self._add(llama_cpp.llama_sampler_init_penalties(64, sampling.repeat_penalty, 0.0, 0.0))
-        if sampling.temperature <= 0:
-            self._add(llama_cpp.llama_sampler_init_greedy())
-            return
-        self._add(llama_cpp.llama_sampler_init_top_k(sampling.top_k))
-        self._add(llama_cpp.llama_sampler_init_top_p(sampling.top_p, 1))
-        self._add(llama_cpp.llama_sampler_init_min_p(sampling.min_p, 1))
-        self._add(llama_cpp.llama_sampler_init_temp(sampling.temperature))
-        seed = DEFAULT_SEED if sampling.seed is None else sampling.seed
-        self._add(llama_cpp.llama_sampler_init_dist(seed))
-
-    def _add(self, sampler: llama_cpp.llama_sampler_p) -> None:
-        llama_cpp.llama_sampler_chain_add(self._chain, sampler)
 
     def sample(self, ctx: llama_cpp.llama_context_p) -> int:
-        """Sample from the last decoded position and advance the chain's state."""
-        return int(llama_cpp.llama_sampler_sample(self._chain, ctx, -1))
+        """Sample from the last decoded position and advance every sampler's state."""
+        token = int(llama_cpp.llama_sampler_sample(self._chain, ctx, -1))
+        if self._grammar is None:
+            return token
+        if not self._fits(token):
+            token = self._sample_constrained(ctx)
+        llama_cpp.llama_sampler_accept(self._grammar, token)
+        return token
+
+    def _fits(self, token: int) -> bool:
+        candidate = llama_cpp.llama_token_data(id=token, logit=0.0, p=0.0)
+        array = llama_cpp.llama_token_data_array(
+            data=ctypes.pointer(candidate), size=1, selected=-1, sorted=False
+        )
+        llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(array))
+        return not math.isinf(candidate.logit)
+
+    def _sample_constrained(self, ctx: llama_cpp.llama_context_p) -> int:
+        n_vocab = llama_cpp.llama_vocab_n_tokens(self._vocab)
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, -1), (n_vocab,))
+        table = np.empty(n_vocab, dtype=_TOKEN_DATA)
+        table["id"] = np.arange(n_vocab, dtype=np.int32)
+        table["logit"] = logits
+        table["p"] = 0.0
+        array = llama_cpp.llama_token_data_array(
+            data=table.ctypes.data_as(llama_cpp.llama_token_data_p),
+            size=n_vocab,
+            selected=-1,
+            sorted=False,
+        )
+        llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(array))
+        llama_cpp.llama_sampler_apply(self._chain, ctypes.byref(array))
+        token = int(array.data[array.selected].id)
+        llama_cpp.llama_sampler_accept(self._chain, token)
+        return token
 
     def close(self) -> None:
-        if self._chain is not None:
-            llama_cpp.llama_sampler_free(self._chain)
-            self._chain = None
+        for sampler in (self._chain, self._grammar):
+            if sampler:
+                llama_cpp.llama_sampler_free(sampler)
+        self._chain = self._grammar = None
+
+
+def _free_chain(sampling: Sampling) -> llama_cpp.llama_sampler_p:
+    chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+    stages = []
+    if sampling.repeat_penalty != 1.0:
+        stages.append(llama_cpp.llama_sampler_init_penalties(64, sampling.repeat_penalty, 0.0, 0.0))
+    if sampling.temperature <= 0:
+        stages.append(llama_cpp.llama_sampler_init_greedy())
+    else:
+        seed = DEFAULT_SEED if sampling.seed is None else sampling.seed
+        stages += [
+            llama_cpp.llama_sampler_init_top_k(sampling.top_k),
+            llama_cpp.llama_sampler_init_top_p(sampling.top_p, 1),
+            llama_cpp.llama_sampler_init_min_p(sampling.min_p, 1),
+            llama_cpp.llama_sampler_init_temp(sampling.temperature),
+            llama_cpp.llama_sampler_init_dist(seed),
+        ]
+    for stage in stages:
+        llama_cpp.llama_sampler_chain_add(chain, stage)
+    return chain  # type: ignore[no-any-return]
