@@ -15,7 +15,7 @@ from typing import Protocol
 
 import llama_cpp
 
-from hearth.engine.cache import PromptCache
+from hearth.engine.cache import DecodeAborted, PromptCache
 from hearth.engine.formats import ToolFormat
 from hearth.engine.grammar import OPEN_TAG
 from hearth.engine.guards import RepetitionGuard
@@ -92,6 +92,8 @@ class Reply:
         started = time.perf_counter()
         try:
             stop = yield from self._loop(cancelled)
+        except DecodeAborted:  # Stop arrived while llama.cpp was decoding a token
+            stop = "cancelled"
         finally:
             self._chain.close()
             self.stats.decode_seconds = time.perf_counter() - started

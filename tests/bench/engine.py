@@ -49,17 +49,40 @@ def bare_decode(llm: Llama, prompt: list[int], count: int) -> float:
     return (len(stamps) - 1) / (stamps[-1] - stamps[0])
 
 
+def hearth_prefill(model: LlamaCppModel, messages: list[Message]) -> float:
+    model.cache.clear()
+    done = next(
+        e
+        for e in model.generate(messages, (), GenerationSettings(max_tokens=1))
+        if isinstance(e, GenerationDone)
+    )
+    return done.stats.evaluated_tokens / done.stats.prefill_seconds
+
+
+def bare_prefill(llm: Llama, prompt: list[int]) -> float:
+    llm.reset()
+    llm._ctx.kv_cache_clear()
+    started = time.perf_counter()
+    llm.eval(prompt)
+    return len(prompt) / (time.perf_counter() - started)
+
+
 def decode_ratio(path: Path, repeats: int) -> dict[str, Any]:
     model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
     prompt, _, _ = model.render(STORY, (), GREEDY)
     llm = Llama(str(path), n_ctx=N_CTX, n_batch=N_BATCH, n_threads=physical_cores(), verbose=False)
-    ours, bare = [], []
+    long_chat = [Message.user("Summarise this: " + "the tide came in and went out. " * 60)]
+    long_prompt, _, _ = model.render(long_chat, (), GREEDY)
+    ours, bare, ours_prefill, bare_prefill_speeds = [], [], [], []
     for _ in range(repeats):  # interleaved, so drift in machine load hits both alike
         model.cache.clear()  # start each run from an empty cache
         speed, count = hearth_decode(model)
         ours.append(speed)
         bare.append(bare_decode(llm, prompt, count))
+        ours_prefill.append(hearth_prefill(model, long_chat))
+        bare_prefill_speeds.append(bare_prefill(llm, long_prompt))
     model.close()
+    prefill = statistics.median(ours_prefill), statistics.median(bare_prefill_speeds)
     return {
         "hearth_decode_tok_s": round(statistics.median(ours), 2),
         "bare_llama_cpp_python_decode_tok_s": round(statistics.median(bare), 2),
@@ -67,6 +90,9 @@ def decode_ratio(path: Path, repeats: int) -> dict[str, Any]:
             statistics.median(ours) / statistics.median(bare), 3
         ),
         "tokens_per_run": count,
+        "hearth_prefill_tok_s": round(prefill[0], 1),
+        "bare_prefill_tok_s": round(prefill[1], 1),
+        "prefill_ratio_hearth_over_bare": round(prefill[0] / prefill[1], 3),
         "repeats": repeats,
     }
 

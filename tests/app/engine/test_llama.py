@@ -203,6 +203,17 @@ def test_stop_during_generation_is_honoured_within_a_token(smol: LlamaCppModel) 
     assert len(smol.cache.tokens) == len(tokens_at_stop)
 
 
+def test_stop_inside_llama_cpp_at_any_point_ends_the_reply_cleanly(smol: LlamaCppModel) -> None:
+    stopped_while_generating = 0
+    for polls in (50, 400, 1500, 4000, 9000):
+        _, done = collect(smol, [Message.user("Tell me a story.")], (), GREEDY, TripAfter(polls))
+        assert done.stop_reason == "cancelled", polls
+        stopped_while_generating += done.stats.completion_tokens > 0
+        _, after = collect(smol, [Message.user("What is 2+2?")])
+        assert "4" in after.message.content
+    assert stopped_while_generating
+
+
 def test_each_turn_only_evaluates_what_it_appends(smol: LlamaCppModel) -> None:
     history = [Message.system("You are terse.")]
     previous_total = None
