@@ -1,5 +1,23 @@
-"""Hearth's core: engine, models, CLI. Never imports Qt, `hearth.ui` or `hearth.connectors`."""
+"""Hearth's core: engine, models, tools, consent, agent, storage, CLI.
+
+Never imports Qt, `hearth.ui` or `hearth.connectors` (enforced by import-linter). Connectors and
+plugins use only what this module exports.
+"""
 
 from hearth.errors import HearthError
+from hearth.plugins import Connector, hookimpl
+from hearth.settings import SecretStorageUnavailable, SettingsError
+from hearth.tools import Tool, ToolArgumentsError, ToolDefinitionError, make_tool, tool
 
-__all__ = ["HearthError"]
+__all__ = [
+    "Connector",
+    "HearthError",
+    "SecretStorageUnavailable",
+    "SettingsError",
+    "Tool",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    "hookimpl",
+    "make_tool",
+    "tool",
+]

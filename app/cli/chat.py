@@ -1,28 +1,32 @@
-"""`hearth ask` and `hearth chat`: stream answers in the terminal, reasoning dimmed."""
+"""`hearth ask` and `hearth chat`: agent turns in the terminal, reasoning dimmed, every tool
+call shown and gated before it runs."""
 
 from __future__ import annotations
 
+import sys
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from hearth.cli.worker import stream_on_worker
-from hearth.engine.llama import LlamaCppModel
-from hearth.engine.sampling import Sampling
-from hearth.engine.types import (
+from hearth.agent import (
+    AgentConfig,
     AnswerDelta,
-    CancelToken,
-    ChatModel,
-    GenerationDone,
-    GenerationSettings,
-    MalformedToolCall,
-    Message,
+    ConsentAsked,
     ReasoningDelta,
-    ToolCallEmitted,
+    Session,
+    ToolProposed,
+    ToolRan,
+    TurnDone,
+    TurnFailed,
 )
+from hearth.assistant import Assistant
+from hearth.cli.approve import ask_terminal, parse_allow
+from hearth.cli.worker import stream_on_worker
+from hearth.engine.sampling import Sampling
+from hearth.engine.types import CancelToken, ChatModel, GenerationSettings
 from hearth.models.lookup import installed_models, resolve_model
-
-SYSTEM_PROMPT = "You are Hearth, a helpful private assistant running on the user's computer."
 
 model_option = click.option(
     "--model", "model_choice", metavar="ID|FILE", help="Catalog id or path to a .gguf file."
@@ -31,9 +35,19 @@ think_option = click.option(
     "--think/--no-think", default=True, help="Let the model reason before answering."
 )
 stats_option = click.option("--stats", is_flag=True, help="Print token counts and speed.")
+allow_option = click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    metavar="TOOL[:SCOPE]",
+    help="Allow a tool (optionally only for a scope) in this run; the only way a run without a "
+    "terminal can use tools.",
+)
 
 
 def load_model(choice: str | None, n_ctx: int) -> ChatModel:
+    from hearth.engine.llama import LlamaCppModel  # loads llama.cpp: only when a model is needed
+
     path: Path = resolve_model(choice)
     click.secho(f"Loading {path.name}…", dim=True, err=True)
     return LlamaCppModel(path, n_ctx=n_ctx, sampling=model_card_sampling(path))
@@ -47,42 +61,68 @@ def model_card_sampling(path: Path) -> Sampling:
     return Sampling()
 
 
-def stream_reply(
-    model: ChatModel, history: list[Message], settings: GenerationSettings, show_stats: bool
-) -> Message:
-    """Print one reply as it streams and return it for the history."""
+def open_session(
+    assistant: Assistant, allow: Sequence[str], settings: GenerationSettings
+) -> Session:
+    interactive = sys.stdin.isatty()
+    session = assistant.session(interactive=interactive, config=AgentConfig(settings=settings))
+    tools = {tool.name: tool for tool in assistant.tools}
+    for text in allow:
+        assistant.allow(parse_allow(text, tools, str(session.conversation_id), time.time()))
+    for failure in assistant.plugins.failed:
+        click.secho(f"Plugin {failure.plugin} was skipped: {failure.error}", fg="yellow", err=True)
+    for intent in assistant.unresolved:
+        click.secho(
+            f"A previous run started {intent.tool} but never confirmed it finished "
+            f"(intent {intent.id}); check whether it happened. It will not be retried.",
+            fg="yellow",
+            err=True,
+        )
+    return session
+
+
+def run_turn(session: Session, text: str, show_stats: bool) -> None:
+    """Print one turn as it streams, asking about tool calls on the way."""
     cancel = CancelToken()
-    reply = Message.assistant()
     in_reasoning = False
-    events = stream_on_worker(lambda: model.generate(history, (), settings, cancel), cancel)
-    for event in events:
-        if isinstance(event, ReasoningDelta):
+    for step in stream_on_worker(lambda: session.run_turn(text, cancel), cancel):
+        if isinstance(step, ReasoningDelta):
             if not in_reasoning:
                 click.secho("thinking: ", dim=True, nl=False)
                 in_reasoning = True
-            click.secho(event.text, dim=True, nl=False)
-        elif isinstance(event, AnswerDelta):
-            if in_reasoning:
-                click.echo("\n")
-                in_reasoning = False
-            click.echo(event.text, nl=False)
-        elif isinstance(event, ToolCallEmitted | MalformedToolCall):
-            click.secho(f"\n[tool call: {event}]", fg="yellow")
-        elif isinstance(event, GenerationDone):
-            reply = event.message
-            click.echo()
-            if event.stop_reason == "cancelled":
-                click.secho("(stopped)", dim=True, err=True)
-            if show_stats:
-                stats = event.stats
-                click.secho(
-                    f"[{event.stop_reason}; prompt {stats.prompt_tokens} tok, evaluated "
-                    f"{stats.evaluated_tokens}, generated {stats.completion_tokens} at "
-                    f"{stats.decode_tokens_per_second:.1f} tok/s]",
-                    dim=True,
-                    err=True,
-                )
-    return reply
+            click.secho(step.text, dim=True, nl=False)
+            continue
+        if in_reasoning:
+            click.echo("\n")
+            in_reasoning = False
+        if isinstance(step, AnswerDelta):
+            click.echo(step.text, nl=False)
+        elif isinstance(step, ToolProposed):
+            click.secho(f"\n→ {step.preview}", fg="cyan")
+        elif isinstance(step, ConsentAsked):
+            step.request.answer(ask_terminal(step.request))
+        elif isinstance(step, ToolRan):
+            colour = "green" if step.outcome == "executed" else "yellow"
+            click.secho(f"  {step.outcome} ({step.decided_by})", fg=colour, dim=True)
+        elif isinstance(step, TurnFailed):
+            click.secho(f"\nError: {step.error}", fg="red", err=True)
+        elif isinstance(step, TurnDone):
+            _finish(step, show_stats)
+
+
+def _finish(done: TurnDone, show_stats: bool) -> None:
+    click.echo()
+    if done.stop_reason == "cancelled":
+        click.secho("(stopped)", dim=True, err=True)
+    if show_stats:
+        stats = done.stats
+        click.secho(
+            f"[{done.stop_reason}; {stats.steps} model call(s); tools offered "
+            f"{stats.tools_offered}; prompt tokens {stats.prompt_tokens}; evaluated "
+            f"{stats.evaluated_tokens}]",
+            dim=True,
+            err=True,
+        )
 
 
 @click.command()
@@ -90,30 +130,40 @@ def stream_reply(
 @model_option
 @think_option
 @stats_option
+@allow_option
 @click.option("--max-tokens", default=512, show_default=True)
-def ask(prompt: str, model_choice: str | None, think: bool, stats: bool, max_tokens: int) -> None:
+def ask(
+    prompt: str,
+    model_choice: str | None,
+    think: bool,
+    stats: bool,
+    allow: tuple[str, ...],
+    max_tokens: int,
+) -> None:
     """Ask one question and stream the answer."""
-    model = load_model(model_choice, n_ctx=4096)
+    assistant = Assistant(load_model(model_choice, n_ctx=4096))
     try:
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
-        history = [Message.system(SYSTEM_PROMPT), Message.user(prompt)]
-        stream_reply(model, history, settings, stats)
+        run_turn(open_session(assistant, allow, settings), prompt, stats)
     finally:
-        model.close()
+        assistant.close()
 
 
 @click.command()
 @model_option
 @think_option
 @stats_option
+@allow_option
 @click.option("--max-tokens", default=1024, show_default=True)
-def chat(model_choice: str | None, think: bool, stats: bool, max_tokens: int) -> None:
-    """Talk with the model in the terminal. Ctrl-C stops a reply; Ctrl-D or /quit leaves."""
-    model = load_model(model_choice, n_ctx=8192)
-    settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
-    history = [Message.system(SYSTEM_PROMPT)]
-    click.secho(f"{model.info.name} ready. Ctrl-C stops a reply, Ctrl-D quits.", dim=True)
+def chat(
+    model_choice: str | None, think: bool, stats: bool, allow: tuple[str, ...], max_tokens: int
+) -> None:
+    """Talk with Hearth in the terminal. Ctrl-C stops a reply; Ctrl-D or /quit leaves."""
+    assistant = Assistant(load_model(model_choice, n_ctx=8192))
     try:
+        settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
+        session = open_session(assistant, allow, settings)
+        click.secho(f"{assistant.model.info.name} ready. Ctrl-C stops a reply.", dim=True)
         while True:
             try:
                 text = click.prompt("you", prompt_suffix="> ").strip()
@@ -122,9 +172,7 @@ def chat(model_choice: str | None, think: bool, stats: bool, max_tokens: int) ->
                 break
             if text in ("/quit", "/exit"):
                 break
-            if not text:
-                continue
-            history.append(Message.user(text))
-            history.append(stream_reply(model, history, settings, stats))
+            if text:
+                run_turn(session, text, stats)
     finally:
-        model.close()
+        assistant.close()

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from hearth.cli.audit_cmd import audit
 from hearth.cli.chat import ask, chat
 from hearth.cli.models_cmd import models
 from hearth.errors import HearthError
@@ -32,6 +33,7 @@ def launch_desktop(ctx: click.Context) -> None:
 cli.add_command(ask)
 cli.add_command(chat)
 cli.add_command(models)
+cli.add_command(audit)
 
 
 def main() -> None:

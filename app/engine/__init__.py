@@ -1,9 +1,10 @@
-"""Model backends and everything between a conversation and tokens."""
+"""Model backends and everything between a conversation and tokens.
 
-from hearth.engine.llama import LlamaCppModel
-from hearth.engine.remote import RemoteModel
-from hearth.engine.sampling import Sampling
-from hearth.engine.template import ChatTemplate
+The backends load lazily: importing `hearth.engine.types` must not load llama.cpp.
+"""
+
+from typing import TYPE_CHECKING, Any
+
 from hearth.engine.types import (
     AnswerDelta,
     CancelToken,
@@ -20,6 +21,28 @@ from hearth.engine.types import (
     ToolCallEmitted,
     ToolSpec,
 )
+
+if TYPE_CHECKING:
+    from hearth.engine.llama import LlamaCppModel
+    from hearth.engine.remote import RemoteModel
+    from hearth.engine.sampling import Sampling
+    from hearth.engine.template import ChatTemplate
+
+_LAZY = {
+    "LlamaCppModel": "hearth.engine.llama",
+    "RemoteModel": "hearth.engine.remote",
+    "Sampling": "hearth.engine.sampling",
+    "ChatTemplate": "hearth.engine.template",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'hearth.engine' has no attribute {name!r}")
+
 
 __all__ = [
     "AnswerDelta",

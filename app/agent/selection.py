@@ -1,0 +1,68 @@
+"""Offer the model only the tools that fit this turn: fewer tools, less prefill, fewer wrong calls.
+
+A tool scores by its keywords (and its connector's) found in the text, plus a small lexical
+retrieval (BM25-like weighting) over its name and description. The text is the user's request
+and what tools said during the turn, so "Wi-Fi is off" can bring the Wi-Fi tool in mid-turn.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from hearth.tools import Tool
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "i", "in",
+        "is", "it", "me", "my", "of", "on", "or", "please", "the", "this", "to", "what", "with",
+        "you", "your",
+    }
+)  # fmt: skip
+KEYWORD_WEIGHT = 3.0
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word stems: plural and -ing endings dropped so 'emails' meets 'email'."""
+    found = []
+    for word in _WORD.findall(text.lower().replace("wi-fi", "wifi")):
+        if word in _STOP:
+            continue
+        for suffix in ("ing", "es", "s"):
+            if len(word) > len(suffix) + 2 and word.endswith(suffix):
+                word = word[: -len(suffix)]
+                break
+        found.append(word)
+    return found
+
+
+def select_tools(text: str, tools: Sequence[Tool], *, limit: int = 6) -> list[Tool]:
+    """The best-fitting tools for `text`, at most `limit`, none if nothing fits."""
+    query = set(words(text))
+    if not query or not tools:
+        return []
+    documents = [Counter(words(f"{t.name.replace('.', ' ')} {t.description}")) for t in tools]
+    idf = _inverse_frequencies(documents, len(tools))
+    scored = []
+    for index, (tool, document) in enumerate(zip(tools, documents, strict=True)):
+        score = _keyword_score(tool, query) + sum(
+            idf[word] * document[word] / (document[word] + 1.0) for word in query & set(document)
+        )
+        if score > 0:
+            scored.append((-score, index, tool))
+    return [tool for _, _, tool in sorted(scored)[:limit]]
+
+
+def _keyword_score(tool: Tool, query: set[str]) -> float:
+    keywords = {stem for keyword in tool.keywords for stem in words(keyword)}
+    return KEYWORD_WEIGHT * len(keywords & query)
+
+
+def _inverse_frequencies(documents: Iterable[Counter[str]], count: int) -> dict[str, float]:
+    frequency: Counter[str] = Counter()
+    for document in documents:
+        frequency.update(set(document))
+    return {word: math.log(1 + (count - n + 0.5) / (n + 0.5)) for word, n in frequency.items()}

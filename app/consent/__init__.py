@@ -1,0 +1,32 @@
+"""Consent: rules, scopes and taint decide every tool call; the model only proposes."""
+
+from hearth.consent.gate import ConsentGate, Verdict
+from hearth.consent.rules import (
+    ConsentError,
+    Decision,
+    Duration,
+    Rule,
+    RuleBook,
+    RulePersistence,
+    RuleSource,
+)
+from hearth.consent.scopes import exact_scope, scope_matches, scope_suggestions
+from hearth.consent.taint import TaintNote, TaintTracker, fence
+
+__all__ = [
+    "ConsentError",
+    "ConsentGate",
+    "Decision",
+    "Duration",
+    "Rule",
+    "RuleBook",
+    "RulePersistence",
+    "RuleSource",
+    "TaintNote",
+    "TaintTracker",
+    "Verdict",
+    "exact_scope",
+    "fence",
+    "scope_matches",
+    "scope_suggestions",
+]

@@ -1,0 +1,36 @@
+"""Hearth's durable state in one SQLite file: conversations, audit log, intents, rules."""
+
+from hearth.store.audit import (
+    AuditEntry,
+    AuditLog,
+    Decision,
+    ExportFormat,
+    Outcome,
+    Taint,
+    TaintLike,
+)
+from hearth.store.conversations import Conversation, ConversationStore
+from hearth.store.db import Database, DatabaseCorrupt, NotFound, StoreError, open_database
+from hearth.store.intents import Intent, IntentLog, IntentState
+from hearth.store.rules import RuleTable
+
+__all__ = [
+    "AuditEntry",
+    "AuditLog",
+    "Conversation",
+    "ConversationStore",
+    "Database",
+    "DatabaseCorrupt",
+    "Decision",
+    "ExportFormat",
+    "Intent",
+    "IntentLog",
+    "IntentState",
+    "NotFound",
+    "Outcome",
+    "RuleTable",
+    "StoreError",
+    "Taint",
+    "TaintLike",
+    "open_database",
+]

@@ -1,0 +1,243 @@
+"""Turn a typed function with a Google-style docstring into a `Tool`.
+
+The JSON schema comes from the signature (pydantic); the docstring's first paragraph is the
+tool's description and each `Args:` entry becomes that parameter's description, which the model
+reads. A parameter without a description is a definition error, never a silent gap.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, get_args
+
+import pydantic
+
+from hearth.tools.tool import (
+    Effect,
+    ScopeKind,
+    Tool,
+    ToolDefinitionError,
+    arguments_model,
+    unsupported_type_error,
+)
+
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
+_SECTION = re.compile(r"^(?P<name>[A-Z][A-Za-z ]*):\s*$")
+_ARG_SECTIONS = frozenset({"Args", "Arguments", "Parameters"})
+_ARG_ENTRY = re.compile(r"^(?P<name>\w+)\s*(\([^)]*\))?\s*:\s*(?P<text>.*)$")
+# Keywords whose values are data, not schemas: never strip a "title" out of a default.
+_DATA_KEYWORDS = frozenset({"default", "enum", "const", "examples"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs"})
+_DEFS_PREFIX = "#/$defs/"
+
+
+def tool(
+    *,
+    effect: Effect,
+    scope: str | None = None,
+    scope_kind: ScopeKind | None = None,
+    range_arg: str | None = None,
+    preview: Callable[[Mapping[str, Any]], str] | None = None,
+    undo: Callable[[Mapping[str, Any], Any], Any] | None = None,
+    name: str | None = None,
+    keywords: Iterable[str] = (),
+) -> Callable[[Callable[..., Any]], Tool]:
+    """Decorator form of `make_tool`."""
+
+    def decorate(function: Callable[..., Any]) -> Tool:
+        return make_tool(
+            function,
+            effect=effect,
+            scope=scope,
+            scope_kind=scope_kind,
+            range_arg=range_arg,
+            preview=preview,
+            undo=undo,
+            name=name,
+            keywords=keywords,
+        )
+
+    return decorate
+
+
+def make_tool(
+    function: Callable[..., Any],
+    *,
+    effect: Effect,
+    scope: str | None = None,
+    scope_kind: ScopeKind | None = None,
+    range_arg: str | None = None,
+    preview: Callable[[Mapping[str, Any]], str] | None = None,
+    undo: Callable[[Mapping[str, Any], Any], Any] | None = None,
+    name: str | None = None,
+    keywords: Iterable[str] = (),
+) -> Tool:
+    """Build a `Tool` from a typed, documented function; raises `ToolDefinitionError`."""
+    tool_name = name or str(getattr(function, "__name__", ""))
+    _check_name(tool_name)
+    description, documented = parse_docstring(inspect.getdoc(function), tool_name)
+    model = arguments_model(function, tool_name, documented)
+    _check_documented(tool_name, list(model.model_fields), documented)
+    _check_consent_metadata(tool_name, effect, scope, scope_kind, range_arg, model)
+    try:
+        parameters = plain_schema(model)
+    except pydantic.PydanticUserError as error:
+        hints = typing.get_type_hints(function, include_extras=True)
+        raise unsupported_type_error(tool_name, hints, error) from None
+    return Tool(
+        name=tool_name,
+        description=description,
+        parameters=parameters,
+        function=function,
+        effect=effect,
+        scope=scope,
+        scope_kind=scope_kind,
+        range_arg=range_arg,
+        preview=preview,
+        undo=undo,
+        # A lone string is one keyword, not a sequence of letters.
+        keywords=(keywords,) if isinstance(keywords, str) else tuple(keywords),
+    )
+
+
+def parse_docstring(doc: str | None, tool_name: str) -> tuple[str, dict[str, str]]:
+    """The first paragraph and the `Args:` descriptions of a cleaned Google-style docstring."""
+    if not doc or not doc.strip():
+        raise ToolDefinitionError(f"tool {tool_name!r} needs a docstring: the model reads it")
+    lines = doc.strip().splitlines()
+    first: list[str] = []
+    for line in lines:
+        if not line.strip() or _SECTION.match(line):
+            break
+        first.append(line.strip())
+    if not first:
+        raise ToolDefinitionError(f"tool {tool_name!r}: the docstring must start with a summary")
+    arguments: dict[str, str] = {}
+    for index, line in enumerate(lines):
+        match = _SECTION.match(line)
+        if match and match["name"] in _ARG_SECTIONS:
+            arguments = _parse_args_section(lines[index + 1 :])
+    return " ".join(first), arguments
+
+
+def _parse_args_section(lines: list[str]) -> dict[str, str]:
+    entries: dict[str, list[str]] = {}
+    entry_indent: int | None = None
+    current: list[str] | None = None
+    for line in lines:
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if entry_indent is None:
+            entry_indent = indent
+        if indent < entry_indent or indent == 0:
+            break
+        match = _ARG_ENTRY.match(line.strip())
+        if indent == entry_indent and match:
+            current = entries.setdefault(match["name"], [])
+            current.append(match["text"].strip())
+        elif current is not None:
+            current.append(line.strip())
+    return {name: " ".join(part for part in parts if part) for name, parts in entries.items()}
+
+
+def plain_schema(model: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema with `$defs` inlined (except recursive ones) and titles dropped."""
+    raw = model.model_json_schema()
+    defs: dict[str, Any] = raw.pop("$defs", {})
+    kept: set[str] = set()
+    schema: dict[str, Any] = _inline(raw, defs, frozenset(), kept)
+    kept_defs: dict[str, Any] = {}
+    while pending := kept - kept_defs.keys():
+        for def_name in sorted(pending):
+            kept_defs[def_name] = _inline(defs[def_name], defs, frozenset({def_name}), kept)
+    if kept_defs:
+        schema["$defs"] = kept_defs
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _inline(node: Any, defs: Mapping[str, Any], seen: frozenset[str], kept: set[str]) -> Any:
+    if isinstance(node, list):
+        return [_inline(item, defs, seen, kept) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_DEFS_PREFIX):
+        target = ref.removeprefix(_DEFS_PREFIX)
+        siblings = _inline({k: v for k, v in node.items() if k != "$ref"}, defs, seen, kept)
+        if target in seen:
+            kept.add(target)
+            return {"$ref": ref, **siblings}
+        return {**_inline(defs[target], defs, seen | {target}, kept), **siblings}
+    result: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DATA_KEYWORDS:
+            result[key] = value
+        elif key in _SCHEMA_MAPS:
+            result[key] = {n: _inline(s, defs, seen, kept) for n, s in value.items()}
+        elif key != "title":
+            result[key] = _inline(value, defs, seen, kept)
+    if result.get("type") == "object" and "properties" in result:
+        # Grammars then forbid keys the model invented instead of letting them through.
+        result.setdefault("additionalProperties", False)
+    return result
+
+
+def _check_name(name: str) -> None:
+    if not NAME_PATTERN.fullmatch(name):
+        raise ToolDefinitionError(
+            f"tool name {name!r} must be lower-case words joined by '_' or '.', "
+            "like 'search_mail' or 'files.search'"
+        )
+
+
+def _check_documented(tool_name: str, parameters: list[str], documented: Mapping[str, str]) -> None:
+    missing = [p for p in parameters if not documented.get(p)]
+    if missing:
+        listed = ", ".join(repr(p) for p in missing)
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: argument {listed} has no description; "
+            "describe each argument under 'Args:' in the docstring"
+        )
+    unknown = [p for p in documented if p not in parameters]
+    if unknown:
+        listed = ", ".join(repr(p) for p in unknown)
+        raise ToolDefinitionError(f"tool {tool_name!r}: 'Args:' documents unknown {listed}")
+
+
+def _check_consent_metadata(
+    tool_name: str,
+    effect: str,
+    scope: str | None,
+    scope_kind: str | None,
+    range_arg: str | None,
+    model: type[pydantic.BaseModel],
+) -> None:
+    problem = _consent_metadata_problem(effect, scope, scope_kind, range_arg, model.model_fields)
+    if problem:
+        raise ToolDefinitionError(f"tool {tool_name!r}: {problem}")
+
+
+def _consent_metadata_problem(
+    effect: str,
+    scope: str | None,
+    scope_kind: str | None,
+    range_arg: str | None,
+    fields: Mapping[str, object],
+) -> str | None:
+    if effect not in get_args(Effect):
+        return f"effect must be one of {', '.join(get_args(Effect))}, not {effect!r}"
+    if (scope is None) != (scope_kind is None):
+        return "scope and scope_kind go together: name the argument and how to match it"
+    if scope_kind is not None and scope_kind not in get_args(ScopeKind):
+        return f"scope_kind must be one of {', '.join(get_args(ScopeKind))}, not {scope_kind!r}"
+    for role, argument in (("scope", scope), ("range_arg", range_arg)):
+        if argument is not None and argument not in fields:
+            return f"{role} {argument!r} is not an argument of the function"
+    if range_arg is not None and scope_kind != "setting":
+        return "range_arg only applies to scope_kind='setting'"
+    return None

@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from hearth.store import AuditLog, Database, StoreError, Taint
+from hearth.store.audit import FIELDS, SUMMARY_LIMIT
+
+
+@dataclass(frozen=True)
+class ConsentTaint:
+    """Stands in for the consent package's own taint type: the log takes any such shape."""
+
+    argument: str
+    value: str
+    source: str
+
+
+@pytest.fixture
+def log(db: Database) -> AuditLog:
+    return AuditLog(db)
+
+
+def propose(log: AuditLog, call_id: str, **overrides: Any) -> int:
+    fields: dict[str, Any] = {
+        "call_id": call_id,
+        "tool": "send_mail",
+        "arguments": {"to": "eve@example.org", "subject": "Invoice"},
+        "decision": "ask",
+        "decided_by": "user",
+        "outcome": "proposed",
+        "conversation_id": 1,
+    }
+    return log.append(**(fields | overrides))
+
+
+def test_an_entry_round_trips_with_its_taint(log: AuditLog) -> None:
+    taint = [ConsentTaint("to", "eve@example.org", "email 'Invoice #4411'")]
+    row = propose(log, "call_1", taint=taint, decided_by="rule r7", decision="allow")
+    (entry,) = log.entries()
+    assert entry.id == row and entry.call_id == "call_1" and entry.tool == "send_mail"
+    assert entry.arguments == {"to": "eve@example.org", "subject": "Invoice"}
+    assert entry.taint == (Taint("to", "eve@example.org", "email 'Invoice #4411'"),)
+    assert (entry.decision, entry.decided_by, entry.outcome) == ("allow", "rule r7", "proposed")
+    assert entry.at.tzinfo is not None
+    assert abs(entry.at - datetime.now(UTC)) < timedelta(minutes=1)
+
+
+def test_rows_cannot_be_updated_or_deleted(log: AuditLog, db: Database) -> None:
+    propose(log, "call_1")
+    conn = db.connection()
+    for sql in (
+        "UPDATE audit SET decision = 'allow'",
+        "UPDATE audit SET outcome = 'executed' WHERE call_id = 'call_1'",
+        "DELETE FROM audit WHERE id = 1",
+        "DELETE FROM audit",
+    ):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute(sql)
+    (entry,) = log.entries()
+    assert (entry.decision, entry.outcome) == ("ask", "proposed")
+
+
+def test_an_outcome_row_repeats_the_decision(log: AuditLog) -> None:
+    taint = [Taint("to", "eve@example.org", "email 'Invoice'")]
+    propose(log, "call_1", taint=taint)
+    log.record_outcome("call_1", "executed", result_summary="sent", duration_ms=42)
+    proposed, executed = log.entries(call_id="call_1")
+    assert (proposed.outcome, executed.outcome) == ("proposed", "executed")
+    assert executed.taint == proposed.taint and executed.arguments == proposed.arguments
+    assert (executed.decided_by, executed.result_summary, executed.duration_ms) == (
+        "user",
+        "sent",
+        42,
+    )
+    with pytest.raises(StoreError, match="no call"):
+        log.record_outcome("call_missing", "failed", duration_ms=None)
+
+
+def test_filters_and_limit(log: AuditLog) -> None:
+    propose(log, "a", conversation_id=1, tool="read_file", decision="allow")
+    propose(log, "b", conversation_id=2, decision="deny", outcome="denied")
+    propose(log, "c", conversation_id=2, decision="ask")
+    assert [e.call_id for e in log.entries(conversation_id=2)] == ["b", "c"]
+    assert [e.call_id for e in log.entries(tool="read_file")] == ["a"]
+    assert [e.call_id for e in log.entries(decision="deny")] == ["b"]
+    assert [e.call_id for e in log.entries(limit=2)] == ["b", "c"]
+    assert log.entries(since=datetime.now(UTC) + timedelta(seconds=5)) == []
+    assert len(log.entries(since=datetime.now() - timedelta(minutes=5))) == 3  # naive = local
+
+
+def test_long_summaries_are_truncated_and_marked(log: AuditLog) -> None:
+    propose(log, "a", outcome="executed", result_summary="x" * (SUMMARY_LIMIT * 3))
+    (entry,) = log.entries()
+    assert len(entry.result_summary) == SUMMARY_LIMIT
+    assert entry.result_summary.endswith("[truncated]")
+
+
+def test_unknown_decisions_and_outcomes_are_refused(log: AuditLog) -> None:
+    with pytest.raises(StoreError, match="decision 'maybe'"):
+        propose(log, "a", decision="maybe")
+    with pytest.raises(StoreError, match="outcome 'done'"):
+        propose(log, "a", outcome="done")
+    assert log.entries() == []
+
+
+def test_export_json(log: AuditLog) -> None:
+    propose(log, "a", taint=[Taint("to", "eve@example.org", "email")])
+    log.record_outcome("a", "failed", result_summary="SMTP 550", duration_ms=7)
+    out = io.StringIO()
+    assert log.export(out, "json") == 2
+    records = json.loads(out.getvalue())
+    assert records == [entry.as_record() for entry in log.entries()]
+    assert records[0]["taint"] == [
+        {"argument": "to", "value": "eve@example.org", "source": "email"}
+    ]
+    assert records[1]["outcome"] == "failed" and records[1]["duration_ms"] == 7
+    empty = io.StringIO()
+    assert log.export(empty, "json", entries=[]) == 0
+    assert json.loads(empty.getvalue()) == []
+
+
+def test_export_csv_neutralises_spreadsheet_formulas(log: AuditLog) -> None:
+    propose(log, "a", arguments={"q": "x"}, taint=[Taint("q", "x", "web page")])
+    log.record_outcome("a", "executed", result_summary='=HYPERLINK("http://evil")', duration_ms=3)
+    out = io.StringIO(newline="")
+    assert log.export(out, "csv") == 2
+    rows = list(csv.DictReader(io.StringIO(out.getvalue(), newline="")))
+    assert tuple(rows[0]) == FIELDS
+    assert json.loads(rows[0]["arguments"]) == {"q": "x"}
+    assert json.loads(rows[0]["taint"])[0]["source"] == "web page"
+    assert rows[0]["duration_ms"] == "" and rows[1]["duration_ms"] == "3"
+    assert rows[1]["result_summary"] == '\'=HYPERLINK("http://evil")'
+
+
+def test_an_unknown_export_format_is_refused(log: AuditLog) -> None:
+    with pytest.raises(StoreError, match="xml"):
+        log.export(io.StringIO(), "xml")  # type: ignore[arg-type]

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import pytest
+
+from hearth.engine.types import Message, ToolCall
+from hearth.store import AuditLog, ConversationStore, Database, NotFound
+
+
+@pytest.fixture
+def store(db: Database) -> ConversationStore:
+    return ConversationStore(db)
+
+
+def test_messages_round_trip_exactly(store: ConversationStore) -> None:
+    call = ToolCall(
+        "send_mail",
+        {"to": ["ana@example.org"], "body": 'Grüße 👋\n"quoted"', "options": {"n": 3, "x": None}},
+        id="call_abc123",
+    )
+    sent = [
+        Message.system("You are Hearth."),
+        Message.user("mail Ana"),
+        Message.assistant("", reasoning="she wants mail", tool_calls=[call, ToolCall("f", {})]),
+        Message.tool_result(call, "sent"),
+        Message.assistant("Done.", reasoning=""),
+        Message("tool", "", tool_call_id="call_x", name=None),
+    ]
+    conversation = store.create("Ana")
+    assert [store.append(conversation, message) for message in sent] == list(range(len(sent)))
+    received = store.messages(conversation)
+    assert received == sent
+    assert received[2].tool_calls[0].arguments == call.arguments
+
+
+def test_list_is_newest_first_and_append_bumps_a_conversation(store: ConversationStore) -> None:
+    first, second = store.create("first"), store.create("second")
+    assert [c.id for c in store.list()] == [second, first]
+    store.append(first, Message.user("again"))
+    assert [c.id for c in store.list()] == [first, second]
+    assert store.get(first).updated_at >= store.get(first).created_at
+
+
+def test_rename(store: ConversationStore) -> None:
+    conversation = store.create("old")
+    store.rename(conversation, "new")
+    assert store.get(conversation).title == "new"
+
+
+def test_delete_cascades_to_messages_but_keeps_the_audit(db: Database) -> None:
+    store, log = ConversationStore(db), AuditLog(db)
+    gone, kept = store.create("gone"), store.create("kept")
+    store.append(gone, Message.user("bye"))
+    store.append(kept, Message.user("hi"))
+    log.append(
+        call_id="c1",
+        tool="t",
+        arguments={},
+        decision="allow",
+        decided_by="user",
+        outcome="proposed",
+        conversation_id=gone,
+    )
+    store.delete(gone)
+    assert [c.id for c in store.list()] == [kept]
+    assert db.query("SELECT count(*) FROM messages")[0][0] == 1
+    assert [e.conversation_id for e in log.entries()] == [gone]
+    assert store.create("later") not in {gone, kept}  # ids are never reused
+
+
+def test_unknown_conversations_raise_not_found(store: ConversationStore) -> None:
+    for action in (
+        lambda: store.get(99),
+        lambda: store.rename(99, "x"),
+        lambda: store.delete(99),
+        lambda: store.append(99, Message.user("x")),
+        lambda: store.messages(99),
+    ):
+        with pytest.raises(NotFound, match="no conversation 99"):
+            action()
+
+
+def test_search_finds_titles_and_message_text(store: ConversationStore) -> None:
+    trip = store.create("Trip to Lisbon")
+    budget = store.create("Budget")
+    store.append(budget, Message.user("Is 100% of the RENT_due paid?"))
+    store.append(budget, Message.assistant("thinking", reasoning="check the lisbon receipts"))
+    store.create("Other")
+    assert [c.id for c in store.search("lisbon")] == [budget, trip]
+    assert [c.id for c in store.search("rent_DUE")] == [budget]
+    assert [c.id for c in store.search("100%")] == [budget]
+    assert store.search("0%%") == []
+    assert store.search("t_r") == []  # _ is literal, not a wildcard
