@@ -1,0 +1,65 @@
+"""The terminal consent card: Enter alone denies; each choice maps to the right answer."""
+
+from __future__ import annotations
+
+import time
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from hearth.agent import AllowFor, AllowOnce, ConsentRequest, Deny
+from hearth.cli.approve import ask_terminal, parse_allow
+from hearth.consent import TaintNote, Verdict
+from hearth.engine.types import ToolCall
+from hearth.tools import tool
+
+
+@tool(effect="send", scope="to", scope_kind="recipient")
+def mail_send(to: str, body: str) -> str:
+    """Send an email.
+
+    Args:
+        to: The recipient's address.
+        body: The message text.
+    """
+    return "sent"
+
+
+def request() -> ConsentRequest:
+    call = ToolCall("mail_send", {"to": "bob@example.com", "body": "hi"})
+    note = TaintNote("to", "bob@example.com", "email 'Invoice #4411'")
+    verdict = Verdict("ask", "recipient came from an email", None, (note,))
+    return ConsentRequest(call, mail_send, verdict, "mail to bob")
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("\n", Deny("the user said no")),
+        ("o\n", AllowOnce()),
+        ("x\n", Deny("the user said no")),
+        ("f\nh\n2\n", AllowFor("hour", "@example.com")),
+        ("f\na\n1\n", AllowFor("always", "bob@example.com")),
+    ],
+)
+def test_choices(typed: str, expected: object) -> None:
+    runner = CliRunner()
+    with runner.isolation(input=typed) as (out, _err, _):
+        answer = ask_terminal(request())
+        shown = out.getvalue().decode()
+    assert answer == expected
+    assert "bob@example.com" in shown and "email 'Invoice #4411'" in shown
+
+
+def test_allow_flag_builds_a_rule_for_this_conversation_only() -> None:
+    rule = parse_allow("mail_send:@example.com", {"mail_send": mail_send}, "7", time.time())
+    assert (rule.tool, rule.scope, rule.duration, rule.conversation_id, rule.source) == (
+        "mail_send",
+        "@example.com",
+        "conversation",
+        "7",
+        "cli-flag",
+    )
+    with pytest.raises(click.BadParameter, match="unknown tool 'rm'"):
+        parse_allow("rm", {"mail_send": mail_send}, "7", time.time())
