@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
-import httpx
 import pytest
 
 from hearth.engine.remote import RemoteModel, normalise_base_url
@@ -35,6 +31,7 @@ from hearth.engine.types import (
     ToolSpec,
 )
 from hearth.errors import RemoteModelError
+from tests.fixtures.openai_server import Scripted, ScriptServer
 
 WEATHER = ToolSpec(
     "get_weather",
@@ -50,105 +47,6 @@ GREEDY = GenerationSettings(max_tokens=64, temperature=0.0, seed=7)
 
 
 # --- a scripted OpenAI-compatible server ---------------------------------------------------
-
-
-@dataclass
-class Scripted:
-    """One canned answer; `complete=False` stops mid-body like a crashed server."""
-
-    parts: list[bytes]
-    status: int = 200
-    content_type: str = "text/event-stream"
-    chunked: bool = True
-    complete: bool = True
-
-
-@dataclass
-class Relay:
-    """Forward requests to a real server and keep the bytes it answered with."""
-
-    upstream: str
-    recorded: list[bytes] = field(default_factory=list)
-
-
-class ScriptServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _ScriptHandler)
-        self.routes: dict[str, Scripted | Relay] = {}
-        self.requests: list[tuple[str, str, Any]] = []
-        self.clients: list[RemoteModel] = []
-
-    def client(self, **options: Any) -> RemoteModel:
-        """A `RemoteModel` for this server, closed when the test ends."""
-        self.clients.append(RemoteModel(self.url, **options))
-        return self.clients[-1]
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Clients hang up early on purpose here (errors, cancels); only report real failures.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class _ScriptHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: ScriptServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        self._answer("GET")
-
-    def do_POST(self) -> None:
-        self._answer("POST")
-
-    def _answer(self, method: str) -> None:
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.server.requests.append((method, self.path, json.loads(raw) if raw else None))
-        route = self.server.routes.get(f"{method} {self.path}")
-        if isinstance(route, Relay):
-            self._relay(route, method, raw)
-        else:
-            self._send(route or Scripted([b'{"error": "no such route"}'], 404, "application/json"))
-
-    def _send(self, script: Scripted) -> None:
-        self.send_response(script.status)
-        self.send_header("Content-Type", script.content_type)
-        if script.chunked:
-            self.send_header("Transfer-Encoding", "chunked")
-        else:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        for part in script.parts:
-            self._write(part, script.chunked)
-        if script.complete and script.chunked:
-            self._write(b"", chunked=True)
-        self.close_connection = not (script.complete and script.chunked)
-
-    def _relay(self, relay: Relay, method: str, raw: bytes) -> None:
-        headers = {"Content-Type": "application/json"}
-        target = relay.upstream + self.path
-        with httpx.stream(
-            method, target, content=raw, headers=headers, timeout=300, trust_env=False
-        ) as upstream:
-            self.send_response(upstream.status_code)
-            self.send_header("Content-Type", upstream.headers.get("content-type", ""))
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            for part in upstream.iter_bytes():
-                relay.recorded.append(part)
-                self._write(part, chunked=True)
-        self._write(b"", chunked=True)
-
-    def _write(self, data: bytes, chunked: bool) -> None:
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-        self.wfile.flush()
 
 
 @pytest.fixture

@@ -28,11 +28,10 @@ from hearth.engine.types import (
 from tests.app.engine.test_remote import (
     GREEDY,
     WEATHER,
-    Relay,
-    ScriptServer,
     of_type,
     run,
 )
+from tests.fixtures.openai_server import Relay, ScriptServer
 
 # --- a real llama_cpp.server running SmolLM2 ------------------------------------------------
 
