@@ -7,12 +7,10 @@ from hearth.agent.steps import (
     AllowFor,
     AllowOnce,
     Answer,
-    AnswerDelta,
     ConsentAsked,
     ConsentRequest,
     Deny,
     EditArguments,
-    ReasoningDelta,
     Step,
     ToolProposed,
     ToolRan,
@@ -20,6 +18,7 @@ from hearth.agent.steps import (
     TurnFailed,
     TurnStats,
 )
+from hearth.engine.types import AnswerDelta, ReasoningDelta
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",

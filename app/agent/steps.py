@@ -11,23 +11,6 @@ from hearth.consent import Duration, TaintNote, Verdict
 from hearth.engine.types import AnswerDelta, Message, ReasoningDelta, ToolCall
 from hearth.tools import Tool
 
-__all__ = [
-    "AllowFor",
-    "AllowOnce",
-    "Answer",
-    "AnswerDelta",
-    "ConsentAsked",
-    "ConsentRequest",
-    "Deny",
-    "EditArguments",
-    "ReasoningDelta",
-    "Step",
-    "ToolProposed",
-    "ToolRan",
-    "TurnDone",
-    "TurnFailed",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class AllowOnce:
