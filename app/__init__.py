@@ -4,9 +4,10 @@ Never imports Qt, `hearth.ui` or `hearth.connectors` (enforced by import-linter)
 plugins use only what this module exports.
 """
 
-from hearth.errors import HearthError
+from hearth.errors import HearthError, UndoFailed
+from hearth.paths import data_dir
 from hearth.plugins import Connector, hookimpl
-from hearth.settings import SecretStorageUnavailable, SettingsError
+from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
 from hearth.tools import Tool, ToolArgumentsError, ToolDefinitionError, make_tool, tool
 
 __all__ = [
@@ -14,9 +15,12 @@ __all__ = [
     "HearthError",
     "SecretStorageUnavailable",
     "SettingsError",
+    "SettingsStore",
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "UndoFailed",
+    "data_dir",
     "hookimpl",
     "make_tool",
     "tool",

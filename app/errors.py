@@ -59,3 +59,7 @@ class ContextOverflow(EngineError):
 
 class RemoteModelError(EngineError):
     """An OpenAI-compatible server could not be reached or answered badly."""
+
+
+class UndoFailed(HearthError):
+    """An action could not be reverted; the message says why and what is left as it was."""

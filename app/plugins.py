@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar
 
+import click
 import pluggy
 import pydantic
 
@@ -31,7 +32,7 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 _TOOL_HINT = " (decorate the function with @hearth.tools.tool)"
-_Item = TypeVar("_Item", Tool, "Connector")
+_Item = TypeVar("_Item", Tool, "Connector", click.Command)
 
 
 class PluginError(HearthError):
@@ -44,7 +45,8 @@ class Connector:
 
     `settings` is a pydantic model the UI renders as a setup form; secret fields go to the
     keyring (see `hearth.settings`). `test_connection(settings)` raises a `HearthError` whose
-    message says what failed and what the user can do.
+    message says what failed and what the user can do. `start()` begins background work (a
+    file watcher, a sync) when a front end opens; `stop()` ends it and must be safe to repeat.
     """
 
     name: str
@@ -54,6 +56,8 @@ class Connector:
     settings: type[pydantic.BaseModel] | None = None
     test_connection: Callable[[Any], object] | None = None
     keywords: tuple[str, ...] = field(default=())
+    start: Callable[[], object] | None = None
+    stop: Callable[[], object] | None = None
 
     def __post_init__(self) -> None:
         if not CONNECTOR_NAME.fullmatch(self.name):
@@ -74,6 +78,10 @@ class HookSpecs:
     def register_connectors(self, register: Callable[[Connector], None]) -> None:
         """Call `register(connector)` for each connector the plugin offers."""
 
+    @hookspec
+    def register_commands(self, register: Callable[[click.Command], None]) -> None:
+        """Call `register(command)` for each `hearth <command>` the plugin adds to the CLI."""
+
 
 @dataclass(frozen=True)
 class PluginFailure:
@@ -91,6 +99,7 @@ class PluginReport:
     failed: list[PluginFailure] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
     connectors: list[Connector] = field(default_factory=list)
+    commands: list[click.Command] = field(default_factory=list)
 
     def connector(self, name: str) -> Connector | None:
         return next((c for c in self.connectors if c.name == name), None)
@@ -141,8 +150,9 @@ def _load_one(
 ) -> None:
     try:
         manager.register(plugin, name=name)
-        tools, connectors = _collect(manager, plugin)
+        tools, connectors, commands = _collect(manager, plugin)
         _commit(registry, report, tools, connectors)
+        report.commands.extend(commands)
     except Exception as error:
         if manager.is_registered(plugin):
             manager.unregister(plugin)
@@ -151,18 +161,22 @@ def _load_one(
     report.loaded.append(name)
 
 
-def _collect(manager: pluggy.PluginManager, plugin: object) -> tuple[list[Tool], list[Connector]]:
+def _collect(
+    manager: pluggy.PluginManager, plugin: object
+) -> tuple[list[Tool], list[Connector], list[click.Command]]:
     """Run one plugin's hooks on their own, so another plugin's failure cannot reach it."""
     unknown = [c.name for c in manager.get_hookcallers(plugin) or () if not c.has_spec()]
     if unknown:
         raise PluginError(f"{', '.join(unknown)}: not a Hearth hook (typo?)")
     tools: list[Tool] = []
     connectors: list[Connector] = []
+    commands: list[click.Command] = []
     _call_hook(manager.hook.register_tools, plugin, _registrar(tools, Tool, _TOOL_HINT))
     _call_hook(manager.hook.register_connectors, plugin, _registrar(connectors, Connector))
+    _call_hook(manager.hook.register_commands, plugin, _registrar(commands, click.Command))
     for connector in connectors:
         tools.extend(_connector_tool(connector, tool) for tool in connector.tools)
-    return tools, connectors
+    return tools, connectors, commands
 
 
 def _call_hook(caller: pluggy.HookCaller, plugin: object, register: Callable[[Any], None]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,9 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     # Installed third-party plugins must never load in tests.
     os.environ["HEARTH_DISABLE_PLUGINS"] = "1"
+    # Files trashed by tests go to a trash of their own, not the user's (send2trash reads
+    # XDG_DATA_HOME once, when it is first imported, which is after this).
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="hearth-test-xdg-")
 
 
 @pytest.fixture(autouse=True)

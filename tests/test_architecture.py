@@ -25,10 +25,11 @@ def core_modules() -> set[str]:
 
 
 def test_every_core_module_is_bound_by_both_contracts() -> None:
-    core, pyside = contracts()
+    core, pyside, public = contracts()
     assert core_modules() <= set(core["source_modules"])
     assert core_modules() | {"hearth.connectors"} <= set(pyside["source_modules"])
     assert set(core["forbidden_modules"]) == {"hearth.ui", "hearth.connectors"}
+    assert core_modules() | {"hearth.ui"} <= set(public["forbidden_modules"])
 
 
 def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
@@ -40,7 +41,11 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     ("module", "line"),
-    [("app/errors.py", "import hearth.connectors"), ("connectors/__init__.py", "import PySide6")],
+    [
+        ("app/errors.py", "import hearth.connectors"),
+        ("connectors/__init__.py", "import PySide6"),
+        ("connectors/__init__.py", "import hearth.store"),
+    ],
 )
 def test_a_forbidden_import_breaks_the_build(tmp_path: Path, module: str, line: str) -> None:
     tree = tmp_path / "hearth"

@@ -27,7 +27,7 @@ from hearth.agent.steps import (
 )
 from hearth.consent import ConsentGate, TaintTracker, Verdict
 from hearth.engine.types import CancelToken, ToolCall
-from hearth.store import AuditLog, IntentLog
+from hearth.store import AuditLog, IntentLog, UndoLog
 from hearth.tools import Tool, ToolArgumentsError, ToolRegistry
 
 RESULT_LIMIT = 4000
@@ -55,6 +55,7 @@ class Executor:
         taint: TaintTracker | None = None,
         interactive: bool = True,
         consent_timeout: float = 300.0,
+        undo_log: UndoLog | None = None,
     ) -> None:
         self.tools = tools
         self.gate = gate
@@ -63,6 +64,7 @@ class Executor:
         self.taint = taint or TaintTracker()
         self.interactive = interactive
         self.consent_timeout = consent_timeout
+        self.undo_log = undo_log
 
     def handle(
         self, call: ToolCall, conversation_id: int | None, cancel: CancelToken
@@ -87,7 +89,7 @@ class Executor:
                 decision.decided_by,
             )
         else:
-            ran = self._run(call, tool, decision)
+            ran = self._run(call, tool, decision, conversation_id)
         yield ran
         return ran
 
@@ -154,7 +156,9 @@ class Executor:
         assert isinstance(answer, AllowOnce)
         return _Decision(True, arguments, "user", "the user approved it once")
 
-    def _run(self, call: ToolCall, tool: Tool, decision: _Decision) -> ToolRan:
+    def _run(
+        self, call: ToolCall, tool: Tool, decision: _Decision, conversation_id: int | None
+    ) -> ToolRan:
         assert decision.arguments is not None
         intent = (
             self.intents.intend(call.id, tool.name, decision.arguments)
@@ -182,10 +186,15 @@ class Executor:
         self.audit.record_outcome(
             call.id, "executed", result_summary=text, duration_ms=round(elapsed)
         )
+        undoable = tool.undo is not None and self.undo_log is not None
+        if undoable:
+            assert self.undo_log is not None
+            summary = tool.describe(decision.arguments)
+            self.undo_log.record(
+                call.id, tool.name, decision.arguments, result, summary, conversation_id
+            )
         observation = self.taint.fence(text, f"{tool.name} result")
-        return ToolRan(
-            call, "executed", observation, decision.decided_by, elapsed, tool.undo is not None
-        )
+        return ToolRan(call, "executed", observation, decision.decided_by, elapsed, undoable)
 
     def _audit_decision(
         self, call: ToolCall, conversation_id: int | None, verdict: Verdict, decision: _Decision

@@ -159,11 +159,12 @@ def chat(
     model_choice: str | None, think: bool, stats: bool, allow: tuple[str, ...], max_tokens: int
 ) -> None:
     """Talk with Hearth in the terminal. Ctrl-C stops a reply; Ctrl-D or /quit leaves."""
-    assistant = Assistant(load_model(model_choice, n_ctx=8192))
+    model = load_model(model_choice, n_ctx=8192)
+    assistant = Assistant(model)
     try:
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
         session = open_session(assistant, allow, settings)
-        click.secho(f"{assistant.model.info.name} ready. Ctrl-C stops a reply.", dim=True)
+        click.secho(f"{model.info.name} ready. Ctrl-C stops a reply.", dim=True)
         while True:
             try:
                 text = click.prompt("you", prompt_suffix="> ").strip()

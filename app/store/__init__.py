@@ -1,4 +1,4 @@
-"""Hearth's durable state in one SQLite file: conversations, audit log, intents, rules."""
+"""Hearth's durable state in one SQLite file: conversations, audit log, intents, rules, undo."""
 
 from hearth.store.audit import (
     AuditEntry,
@@ -13,6 +13,7 @@ from hearth.store.conversations import Conversation, ConversationStore
 from hearth.store.db import Database, DatabaseCorrupt, NotFound, StoreError, open_database
 from hearth.store.intents import Intent, IntentLog, IntentState
 from hearth.store.rules import RuleTable
+from hearth.store.undo import UndoEntry, UndoLog
 
 __all__ = [
     "AuditEntry",
@@ -32,5 +33,7 @@ __all__ = [
     "StoreError",
     "Taint",
     "TaintLike",
+    "UndoEntry",
+    "UndoLog",
     "open_database",
 ]
