@@ -1,0 +1,50 @@
+"""UI test fixtures: offscreen Qt (or Xvfb in CI), a real core, screenshots, no leaked threads."""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Before Qt starts: tests run offscreen unless the run asks for a real X server (Xvfb in CI).
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QThread  # noqa: E402
+from PySide6.QtWidgets import QWidget  # noqa: E402
+
+SCREENSHOTS = Path(os.environ.get("HEARTH_SCREENSHOTS", "build/screenshots"))
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_qthreads(qapp: object) -> Iterator[None]:
+    """Fail any test that leaves a QThread running (napari does the same)."""
+    yield
+    gc.collect()
+    running = [thread for thread in _live_qobjects(QThread) if thread.isRunning()]
+    if running:
+        for thread in running:
+            thread.quit()
+            thread.wait(2000)
+        pytest.fail(f"test left {len(running)} QThread(s) running: {running}")
+
+
+def _live_qobjects(kind: type) -> list:
+    found = []
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, kind):
+                found.append(obj)
+        except ReferenceError:
+            continue
+    return found
+
+
+def save_screenshot(widget: QWidget, name: str) -> Path:
+    """Grab `widget` as it is drawn now and save it under the screenshots folder."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    assert widget.grab().save(str(path)), f"could not save {path}"
+    return path

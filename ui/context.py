@@ -1,0 +1,57 @@
+"""What every window and page of the desktop app shares: the core, the worker pool, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QThreadPool
+from PySide6.QtWidgets import QWidget
+
+from hearth.assistant import Assistant
+from hearth.settings import SettingsStore
+from hearth.ui.errors import ErrorReporter
+from hearth.ui.ops import run_op
+
+
+class UiContext(QObject):
+    """The desktop app's handle on Hearth's core.
+
+    Inference has its own worker (see the chat); everything else that touches disk, network or
+    connectors runs on `pool` through `run`.
+    """
+
+    def __init__(
+        self,
+        assistant: Assistant,
+        settings: SettingsStore | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.assistant = assistant
+        self.settings = settings or SettingsStore()
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(4)
+        self.errors = ErrorReporter(self)
+
+    def run(
+        self,
+        work: Callable[[], Any],
+        *,
+        receiver: QObject,
+        success: Callable[[Any], None] | None = None,
+        doing: str = "finish that",
+    ) -> None:
+        """Run `work` on the pool; a failure is shown to the user as 'Could not <doing>'."""
+        parent = receiver if isinstance(receiver, QWidget) else None
+        run_op(
+            self.pool,
+            work,
+            receiver=receiver,
+            success=success,
+            failure=lambda error: self.errors.show(parent, doing, error),
+        )
+
+    def shutdown(self) -> None:
+        """Wait for background work; called before the application quits."""
+        self.pool.waitForDone()
