@@ -1,0 +1,93 @@
+"""`hearth files`: grant and revoke folders, index them, search, from the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hearth.connectors.files.index import Query
+from hearth.connectors.files.library import FileLibrary
+
+
+def _library() -> FileLibrary:
+    from hearth.connectors.files.plugin import library
+
+    return library()
+
+
+@click.group("files")
+def files() -> None:
+    """Folders Hearth may see, and their search index."""
+
+
+@files.command("grant")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--no-index", is_flag=True, help="Only grant; index the next time Hearth runs.")
+def grant(folder: Path, no_index: bool) -> None:
+    """Let Hearth see FOLDER and everything in it, then index it."""
+    library = _library()
+    root = library.grant(folder.absolute())
+    click.echo(f"Granted {root}")
+    if not no_index:
+        _index(library, root)
+
+
+@files.command("revoke")
+@click.argument("folder", type=click.Path(path_type=Path))
+def revoke(folder: Path) -> None:
+    """Stop Hearth seeing FOLDER; its entries leave the index."""
+    _library().revoke(folder.absolute())
+    click.echo(f"Revoked {folder}")
+
+
+@files.command("list")
+def list_folders() -> None:
+    """Show the granted folders and how many entries each has in the index."""
+    library = _library()
+    roots = library.roots()
+    if not roots:
+        click.echo("No folders granted yet. Grant one with:  hearth files grant ~/Documents")
+    for root in roots:
+        click.echo(f"{root}  ({library.index.count(root)} indexed)")
+
+
+@files.command("index")
+def index() -> None:
+    """Bring the index up to date with every granted folder now."""
+    library = _library()
+    for root in library.roots():
+        _index(library, root)
+    skipped = library.index.skipped(limit=20)
+    for entry in skipped:
+        click.secho(f"text not indexed: {entry.path}: {entry.skipped}", dim=True, err=True)
+
+
+@files.command("search")
+@click.argument("words", nargs=-1, required=True)
+@click.option("--kind", type=click.Choice(["txt", "md", "pdf", "docx", "other", "folder"]))
+@click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
+def search(words: tuple[str, ...], kind: str | None, limit: int) -> None:
+    """Search names and text in the granted folders."""
+    library = _library()
+    hits = library.index.search(Query(" ".join(words), kind=kind, limit=limit), library.roots())
+    if not hits:
+        click.echo("No matches.")
+    for hit in hits:
+        click.echo(str(hit.path))
+        if hit.snippet:
+            click.secho(f"    {hit.snippet}", dim=True)
+
+
+def _index(library: FileLibrary, root: Path) -> None:
+    with click.progressbar(length=1, label=f"Indexing {root}", file=None) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.length = max(total, 1)
+            bar.update(done - bar.pos)
+
+        result = library.scanner.scan(root, progress)
+    click.echo(
+        f"{result.seen} entries, {result.indexed} read, {result.removed} removed, "
+        f"{result.skipped} without text"
+    )

@@ -1,0 +1,224 @@
+"""The file index: one row per file or folder, and an FTS5 table over names and text.
+
+It lives in its own SQLite file (WAL), so a long indexing run never holds up the audit log.
+Each thread gets its own connection; only the library's indexer thread writes.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from hearth import HearthError
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS files ("
+    " id INTEGER PRIMARY KEY,"
+    " path TEXT NOT NULL UNIQUE,"
+    " name TEXT NOT NULL,"
+    " kind TEXT NOT NULL,"
+    " size INTEGER NOT NULL,"
+    " mtime REAL NOT NULL,"
+    " skipped TEXT)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS files_fts USING fts5("
+    " name, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')",
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Names weigh more than body text: a file called "budget" beats one that mentions it.
+_RANK = "bm25(files_fts, 8.0, 1.0)"
+
+
+class FileIndexError(HearthError):
+    """The file index could not be read or written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What the index knows about one file or folder."""
+
+    path: Path
+    kind: str
+    size: int
+    mtime: float
+    skipped: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    path: Path
+    kind: str
+    size: int
+    mtime: float
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    text: str = ""
+    folder: Path | None = None
+    kind: str | None = None
+    modified_since: float | None = None
+    limit: int = 10
+
+
+class FileIndex:
+    """Names and text of the files in granted folders, searchable with FTS5."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        with self.writing() as conn:
+            for statement in SCHEMA:
+                conn.execute(statement)
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.DatabaseError as error:
+                raise FileIndexError(f"cannot open the file index {self.path}: {error}") from None
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connection()
+        try:
+            with conn:
+                yield conn
+        except sqlite3.DatabaseError as error:
+            raise FileIndexError(
+                f"the file index {self.path} could not be updated: {error}"
+            ) from None
+
+    def put(self, conn: sqlite3.Connection, entry: Entry, text: str = "") -> None:
+        """Insert or replace one entry and its text; use inside `writing()`."""
+        self._delete_rows(conn, "path = ?", (str(entry.path),))
+        cursor = conn.execute(
+            "INSERT INTO files (path, name, kind, size, mtime, skipped) VALUES (?, ?, ?, ?, ?, ?)",
+            (str(entry.path), entry.path.name, entry.kind, entry.size, entry.mtime, entry.skipped),
+        )
+        conn.execute(
+            "INSERT INTO files_fts (rowid, name, body) VALUES (?, ?, ?)",
+            (cursor.lastrowid, _name_words(entry.path.name), text),
+        )
+
+    def remove(self, conn: sqlite3.Connection, path: Path) -> int:
+        """Drop a path and everything below it; use inside `writing()`."""
+        low, high = _subtree(path)
+        return self._delete_rows(
+            conn, "path = ? OR (path >= ? AND path < ?)", (str(path), low, high)
+        )
+
+    def _delete_rows(self, conn: sqlite3.Connection, where: str, params: tuple[str, ...]) -> int:
+        ids = [row[0] for row in conn.execute(f"SELECT id FROM files WHERE {where}", params)]
+        conn.executemany("DELETE FROM files_fts WHERE rowid = ?", [(i,) for i in ids])
+        conn.executemany("DELETE FROM files WHERE id = ?", [(i,) for i in ids])
+        return len(ids)
+
+    def known(self, folder: Path) -> dict[Path, tuple[int, float]]:
+        """Every indexed path below `folder` with the size and mtime it had when indexed."""
+        low, high = _subtree(folder)
+        rows = self._connection().execute(
+            "SELECT path, size, mtime FROM files WHERE path >= ? AND path < ?", (low, high)
+        )
+        return {Path(path): (size, mtime) for path, size, mtime in rows}
+
+    def get(self, path: Path) -> Entry | None:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT path, kind, size, mtime, skipped FROM files WHERE path = ?", (str(path),)
+            )
+            .fetchone()
+        )
+        return None if row is None else Entry(Path(row[0]), row[1], row[2], row[3], row[4])
+
+    def count(self, folder: Path | None = None) -> int:
+        if folder is None:
+            return int(self._connection().execute("SELECT count(*) FROM files").fetchone()[0])
+        return len(self.known(folder))
+
+    def skipped(self, limit: int = 100) -> list[Entry]:
+        rows = self._connection().execute(
+            "SELECT path, kind, size, mtime, skipped FROM files WHERE skipped IS NOT NULL"
+            " ORDER BY path LIMIT ?",
+            (limit,),
+        )
+        return [Entry(Path(p), k, s, m, r) for p, k, s, m, r in rows]
+
+    def search(self, query: Query, roots: Iterable[Path]) -> list[Hit]:
+        """Best matches first; with no words, the most recently modified entries."""
+        where, params = _filters(query, list(roots))
+        match = _match_expression(query.text)
+        conn = self._connection()
+        if match:
+            sql = (
+                "SELECT f.path, f.kind, f.size, f.mtime,"
+                " snippet(files_fts, 1, '[', ']', ' … ', 12)"
+                " FROM files_fts JOIN files f ON f.id = files_fts.rowid"
+                f" WHERE files_fts MATCH ? AND {where} ORDER BY {_RANK} LIMIT ?"
+            )
+            rows = conn.execute(sql, (match, *params, query.limit)).fetchall()
+        else:
+            sql = f"SELECT f.path, f.kind, f.size, f.mtime, '' FROM files f WHERE {where}"
+            rows = conn.execute(
+                sql + " ORDER BY f.mtime DESC LIMIT ?", (*params, query.limit)
+            ).fetchall()
+        return [Hit(Path(p), k, s, m, snip) for p, k, s, m, snip in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+
+def _filters(query: Query, roots: list[Path]) -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
+    folders = [query.folder] if query.folder is not None else roots
+    subtree = []
+    for folder in folders:
+        low, high = _subtree(folder)
+        subtree.append("(f.path >= ? AND f.path < ?)")
+        params.extend((low, high))
+    clauses.append("(" + " OR ".join(subtree) + ")" if subtree else "0")
+    if query.kind:
+        clauses.append("f.kind = ?")
+        params.append(query.kind)
+    if query.modified_since is not None:
+        clauses.append("f.mtime >= ?")
+        params.append(query.modified_since)
+    return " AND ".join(clauses), params
+
+
+def _subtree(folder: Path) -> tuple[str, str]:
+    # Every path below `folder` sorts between "folder/" and "folder0" ('0' follows '/').
+    base = str(folder).rstrip("/")
+    return base + "/", base + "0"
+
+
+def _match_expression(text: str) -> str:
+    """Each word as a quoted prefix term, all required: the model's words are never syntax."""
+    words = _WORD.findall(text.lower())
+    return " AND ".join(f'"{word}"*' for word in words)
+
+
+def _name_words(name: str) -> str:
+    # "budget_2024-final.pdf" should match "budget", "2024" and "final".
+    return f"{name} {' '.join(_WORD.findall(name.replace('_', ' ')))}"

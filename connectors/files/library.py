@@ -1,0 +1,260 @@
+"""The granted folders as a live library: settings, index, watcher and one indexer thread.
+
+Only the indexer thread writes the index. Everything else — watcher events, a grant, a tool
+that just moved a file, the periodic rescan — queues a job for it, so writes never race.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from hearth import HearthError, SettingsStore, data_dir
+from hearth.connectors.files.extract import Limits, TextExtractor
+from hearth.connectors.files.index import FileIndex
+from hearth.connectors.files.roots import PathRefused, real_root
+from hearth.connectors.files.scanner import Scanner
+from hearth.connectors.files.settings import FilesSettings
+from hearth.connectors.files.watch import FolderWatcher
+
+log = logging.getLogger(__name__)
+
+NAME = "files"
+INDEX_FILE = "files-index.sqlite3"
+State = Literal["idle", "scanning", "watching", "polling"]
+Job = tuple[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    """What the indexer is doing, for the Folders page and `hearth files status`."""
+
+    state: State
+    root: Path | None = None
+    done: int = 0
+    total: int = 0
+    skipped: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+class FileLibrary:
+    """The folders the user granted, kept indexed while started."""
+
+    def __init__(
+        self,
+        store: SettingsStore | None = None,
+        index_path: Path | None = None,
+        limits: Limits | None = None,
+        poll_seconds: float = 5.0,
+    ) -> None:
+        self.store = store or SettingsStore()
+        self.index = FileIndex(index_path or data_dir() / INDEX_FILE)
+        self.extractor = TextExtractor(limits or Limits())
+        self.scanner = Scanner(self.index, self.extractor)
+        self._poll_seconds = poll_seconds
+        self._status = IndexStatus("idle")
+        self._listeners: list[Callable[[IndexStatus], None]] = []
+        self._jobs: queue.Queue[Job] = queue.Queue()
+        self._busy = threading.Condition()
+        self._pending = 0
+        self._thread: threading.Thread | None = None
+        self._watcher: FolderWatcher | None = None
+        self._stopping = threading.Event()
+
+    def settings(self) -> FilesSettings:
+        if not self.store.is_saved(NAME):
+            return FilesSettings()
+        return self.store.load(NAME, FilesSettings)
+
+    def roots(self) -> list[Path]:
+        """The granted folders that exist now, as real paths."""
+        found = (real_root(Path(folder)) for folder in self.settings().folders)
+        return [root for root in found if root.is_dir()]
+
+    def grant(self, folder: Path) -> Path:
+        """Let Hearth see `folder` (and everything below it); returns its real path."""
+        root = _grantable(folder)
+        settings = self.settings()
+        current = [real_root(Path(f)) for f in settings.folders]
+        if any(root.is_relative_to(existing) for existing in current):
+            return next(existing for existing in current if root.is_relative_to(existing))
+        kept = [str(f) for f in current if not f.is_relative_to(root)]
+        self.store.save(NAME, replace_folders(settings, [*kept, str(root)]))
+        if self.started:
+            self._watch(root)
+            self._submit(("scan", root))
+        return root
+
+    def revoke(self, folder: Path) -> None:
+        """Stop seeing `folder`; its entries leave the index."""
+        root = real_root(folder)
+        settings = self.settings()
+        kept = [f for f in settings.folders if real_root(Path(f)) != root]
+        if len(kept) == len(settings.folders):
+            raise PathRefused(f"{folder} is not a granted folder")
+        self.store.save(NAME, replace_folders(settings, kept))
+        if self._watcher is not None:
+            self._watcher.unwatch(root)
+        if self.started:
+            self._submit(("forget", root))
+        else:
+            self._forget(root)
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        """Index every granted folder, then keep the index current until `stop()`."""
+        if self._thread is not None:
+            return
+        self._stopping.clear()
+        self._watcher = FolderWatcher(self.refresh, self._warn, self._poll_seconds)
+        self._thread = threading.Thread(target=self._work, name="hearth-indexer", daemon=True)
+        self._thread.start()
+        for root in self.roots():
+            self._watch(root)
+        self.rescan()
+
+    def stop(self) -> None:
+        if self._thread is None:
+            return
+        self._stopping.set()
+        self._jobs.put(("stop", None))
+        self._thread.join(timeout=30)
+        self._thread = None
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        self._set(IndexStatus("idle", warnings=self._status.warnings))
+
+    def close(self) -> None:
+        self.stop()
+        self.extractor.close()
+        self.index.close()
+
+    def rescan(self) -> None:
+        for root in self.roots():
+            self._submit(("scan", root))
+
+    def refresh(self, paths: set[Path]) -> None:
+        """Re-check these paths soon (after a change event or a write by a tool)."""
+        if self.started:
+            self._submit(("update", frozenset(paths)))
+        else:
+            self.scanner.update(paths, self.roots())
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Block until every queued job is done; False if that took longer than `timeout`."""
+        with self._busy:
+            return self._busy.wait_for(lambda: self._pending == 0, timeout)
+
+    def status(self) -> IndexStatus:
+        return self._status
+
+    def subscribe(self, listener: Callable[[IndexStatus], None]) -> Callable[[], None]:
+        """Call `listener` (from the indexer thread) on every status change."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _submit(self, job: Job) -> None:
+        with self._busy:
+            self._pending += 1
+        self._jobs.put(job)
+
+    def _work(self) -> None:
+        interval = self.settings().rescan_minutes * 60
+        while True:
+            try:
+                kind, payload = self._jobs.get(timeout=interval)
+            except queue.Empty:
+                self.rescan()
+                continue
+            if kind == "stop":
+                return
+            try:
+                self._run(kind, payload)
+            except HearthError as error:
+                self._warn(str(error))
+            except Exception:
+                log.exception("the file indexer failed on %s; the next rescan retries", kind)
+            finally:
+                self._finish_job()
+
+    def _finish_job(self) -> None:
+        # The resting state is published before the count drops, so `wait_idle()` sees it.
+        with self._busy:
+            last = self._pending == 1
+        if last:
+            self._set(replace(self._status, state=self._resting_state(), root=None))
+        with self._busy:
+            self._pending -= 1
+            self._busy.notify_all()
+
+    def _run(self, kind: str, payload: object) -> None:
+        if kind == "scan" and isinstance(payload, Path) and payload in self.roots():
+            self._scan(payload)
+        elif kind == "update" and isinstance(payload, frozenset):
+            self.scanner.update(payload, self.roots())
+        elif kind == "forget" and isinstance(payload, Path):
+            self._forget(payload)
+
+    def _scan(self, root: Path) -> None:
+        def progress(done: int, total: int) -> None:
+            self._set(replace(self._status, state="scanning", root=root, done=done, total=total))
+
+        self._set(replace(self._status, state="scanning", root=root, done=0, total=0))
+        result = self.scanner.scan(root, progress, self._stopping)
+        self._set(replace(self._status, skipped=self._status.skipped + result.skipped))
+
+    def _forget(self, root: Path) -> None:
+        with self.index.writing() as conn:
+            self.index.remove(conn, root)
+
+    def _watch(self, root: Path) -> None:
+        assert self._watcher is not None
+        try:
+            self._watcher.watch(root)
+        except OSError as error:
+            self._warn(f"cannot watch {root} for changes ({error}); it is rescanned instead")
+
+    def _resting_state(self) -> State:
+        if self._watcher is None or not self.roots():
+            return "idle"
+        modes = {self._watcher.mode(root) for root in self.roots() if self._watching(root)}
+        return "polling" if "polling" in modes else "watching"
+
+    def _watching(self, root: Path) -> bool:
+        return self._watcher is not None and root in self._watcher.folders
+
+    def _warn(self, text: str) -> None:
+        log.warning("%s", text)
+        if text not in self._status.warnings:
+            self._set(replace(self._status, warnings=(*self._status.warnings, text)))
+
+    def _set(self, status: IndexStatus) -> None:
+        self._status = status
+        for listener in list(self._listeners):
+            with contextlib.suppress(Exception):
+                listener(status)
+
+
+def replace_folders(settings: FilesSettings, folders: list[str]) -> FilesSettings:
+    return settings.model_copy(update={"folders": folders})
+
+
+def _grantable(folder: Path) -> Path:
+    if not folder.is_absolute():
+        raise PathRefused(f"{folder}: give the folder's full path")
+    root = real_root(folder)
+    if not root.is_dir():
+        raise PathRefused(f"{folder} is not an existing folder")
+    if root == Path(root.anchor):
+        raise PathRefused("granting the whole disk is refused; choose a folder such as Documents")
+    return root
