@@ -161,23 +161,32 @@ class FileIndex:
         return [Entry(Path(p), k, s, m, r) for p, k, s, m, r in rows]
 
     def search(self, query: Query, roots: Iterable[Path]) -> list[Hit]:
-        """Best matches first; with no words, the most recently modified entries."""
+        """Best matches first; with no words, the most recently modified entries.
+
+        Files holding every word come first. If none does, files holding any of them are
+        ranked instead: a small model often pads a query with words no file contains.
+        """
         where, params = _filters(query, list(roots))
-        match = _match_expression(query.text)
-        conn = self._connection()
-        if match:
-            sql = (
-                "SELECT f.path, f.kind, f.size, f.mtime,"
-                " snippet(files_fts, 1, '[', ']', ' … ', 12)"
-                " FROM files_fts JOIN files f ON f.id = files_fts.rowid"
-                f" WHERE files_fts MATCH ? AND {where} ORDER BY {_RANK} LIMIT ?"
-            )
-            rows = conn.execute(sql, (match, *params, query.limit)).fetchall()
-        else:
+        words = _WORD.findall(query.text.lower())
+        if not words:
             sql = f"SELECT f.path, f.kind, f.size, f.mtime, '' FROM files f WHERE {where}"
-            rows = conn.execute(
+            rows = self._connection().execute(
                 sql + " ORDER BY f.mtime DESC LIMIT ?", (*params, query.limit)
-            ).fetchall()
+            )
+            return [Hit(Path(p), k, s, m, snip) for p, k, s, m, snip in rows]
+        found = self._matching(_terms(words, " AND "), where, params, query.limit)
+        if not found and len(words) > 1:
+            found = self._matching(_terms(words, " OR "), where, params, query.limit)
+        return found
+
+    def _matching(self, match: str, where: str, params: list[object], limit: int) -> list[Hit]:
+        sql = (
+            "SELECT f.path, f.kind, f.size, f.mtime,"
+            " snippet(files_fts, 1, '[', ']', ' … ', 12)"
+            " FROM files_fts JOIN files f ON f.id = files_fts.rowid"
+            f" WHERE files_fts MATCH ? AND {where} ORDER BY {_RANK} LIMIT ?"
+        )
+        rows = self._connection().execute(sql, (match, *params, limit))
         return [Hit(Path(p), k, s, m, snip) for p, k, s, m, snip in rows]
 
     def close(self) -> None:
@@ -213,10 +222,9 @@ def _subtree(folder: Path) -> tuple[str, str]:
     return base + "/", base + "0"
 
 
-def _match_expression(text: str) -> str:
-    """Each word as a quoted prefix term, all required: the model's words are never syntax."""
-    words = _WORD.findall(text.lower())
-    return " AND ".join(f'"{word}"*' for word in words)
+def _terms(words: list[str], joiner: str) -> str:
+    """Each word as a quoted prefix term: the model's words are never FTS syntax."""
+    return joiner.join(f'"{word}"*' for word in words)
 
 
 def _name_words(name: str) -> str:

@@ -17,12 +17,17 @@ from typing import Any
 
 from hearth import Tool, UndoFailed, data_dir, make_tool
 from hearth.connectors.files.library import FileLibrary
+from hearth.connectors.files.previews import (
+    preview_move,
+    preview_rename,
+    preview_trash,
+    preview_write,
+)
 from hearth.connectors.files.reading import KEYWORDS
 from hearth.connectors.files.roots import FilesError, check_new_name, resolve_inside
 from hearth.connectors.files.trash import Trashed, move_to_trash, restore
 
 WRITE_LIMIT = 1_000_000
-SHOWN_NAMES = 5
 
 
 def writing_tools(library: FileLibrary) -> list[Tool]:
@@ -121,7 +126,7 @@ def writing_tools(library: FileLibrary) -> list[Tool]:
             scope="sources",
             scope_kind="path",
             name="files.move",
-            preview=_preview_move,
+            preview=preview_move,
             undo=moved_back,
             keywords=(*KEYWORDS, "move", "organise", "organize", "tidy"),
         ),
@@ -131,7 +136,7 @@ def writing_tools(library: FileLibrary) -> list[Tool]:
             scope="path",
             scope_kind="path",
             name="files.rename",
-            preview=_preview_rename,
+            preview=preview_rename,
             undo=moved_back,
             keywords=(*KEYWORDS, "rename", "name"),
         ),
@@ -151,7 +156,7 @@ def writing_tools(library: FileLibrary) -> list[Tool]:
             scope="path",
             scope_kind="path",
             name="files.write_text",
-            preview=_preview_write,
+            preview=preview_write,
             undo=lambda a, r: _undo_write(r, library),
             keywords=(*KEYWORDS, "write", "save", "create", "note"),
         ),
@@ -161,7 +166,7 @@ def writing_tools(library: FileLibrary) -> list[Tool]:
             scope="paths",
             scope_kind="path",
             name="files.trash",
-            preview=_preview_trash,
+            preview=preview_trash,
             undo=lambda a, r: _undo_trash(r["trashed"], library),
             keywords=(*KEYWORDS, "delete", "remove", "trash", "bin"),
         ),
@@ -256,47 +261,3 @@ def _undo_trash(trashed: list[dict[str, str | None]], library: FileLibrary) -> s
     restored = [restore(item) for item in items]
     library.refresh({Path(item.original) for item in items})
     return "; ".join(restored)
-
-
-def _preview_move(arguments: Mapping[str, Any]) -> str:
-    sources = [Path(s) for s in arguments.get("sources", [])]
-    origin = _common_folder(sources)
-    return (
-        f"Move {_count(sources)} from {origin} to {arguments.get('destination')}: {_names(sources)}"
-    )
-
-
-def _preview_rename(arguments: Mapping[str, Any]) -> str:
-    path = Path(arguments.get("path", ""))
-    return f"Rename {path.name} to {arguments.get('new_name')} (in {path.parent})"
-
-
-def _preview_write(arguments: Mapping[str, Any]) -> str:
-    text = str(arguments.get("text", ""))
-    verb = "Write (replacing if it exists)" if arguments.get("overwrite") else "Create"
-    shown = text if len(text) <= 400 else text[:400] + f"… ({len(text)} characters)"
-    return f"{verb} {arguments.get('path')}:\n{shown}"
-
-
-def _preview_trash(arguments: Mapping[str, Any]) -> str:
-    paths = [Path(p) for p in arguments.get("paths", [])]
-    return f"Move {_count(paths)} from {_common_folder(paths)} to the trash: {_names(paths)}"
-
-
-def _count(paths: list[Path]) -> str:
-    return "1 item" if len(paths) == 1 else f"{len(paths)} items"
-
-
-def _names(paths: list[Path]) -> str:
-    names = [p.name for p in paths[:SHOWN_NAMES]]
-    more = len(paths) - SHOWN_NAMES
-    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
-
-
-def _common_folder(paths: list[Path]) -> str:
-    if not paths:
-        return "?"
-    try:
-        return os.path.commonpath([str(p.parent) for p in paths])
-    except ValueError:
-        return "several folders"

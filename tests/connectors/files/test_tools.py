@@ -28,6 +28,7 @@ def indexed(library: FileLibrary, documents: Path) -> FileLibrary:
         ("radiator", "letter.docx"),
         ("invoice", "invoice.pdf"),
         ("budg", "notes.txt"),
+        ("search my files for the heron plan", "plan.md"),
     ],
 )
 def test_search_finds_names_and_text_in_every_kind(

@@ -1,0 +1,59 @@
+"""The files connector driven by the real SmolLM2 model through the whole agent path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hearth import Connector, hookimpl
+from hearth.agent import AgentConfig, AllowOnce, Answer, ConsentAsked, Deny, ToolRan, TurnDone
+from hearth.assistant import Assistant
+from hearth.connectors.files import FileLibrary, files_connector
+from hearth.engine.llama import LlamaCppModel
+from hearth.engine.types import GenerationSettings
+from tests.app.agent.kit import drive, of
+
+pytestmark = pytest.mark.model
+
+
+class FilesPlugin:
+    def __init__(self, library: FileLibrary) -> None:
+        self.library = library
+
+    @hookimpl
+    def register_connectors(self, register: Callable[[Connector], None]) -> None:
+        register(files_connector(self.library))
+
+
+def test_real_model_searches_the_granted_folder(
+    smol: LlamaCppModel, library: FileLibrary, documents: Path
+) -> None:
+    for root in library.roots():
+        library.scanner.scan(root)
+    before = sorted(str(p) for p in documents.rglob("*"))
+    assistant = Assistant(smol, plugins=[FilesPlugin(library)], entry_points=False)
+    settings = GenerationSettings(max_tokens=160, seed=5, temperature=0.2)
+    session = assistant.session(config=AgentConfig(settings=settings, max_steps=3))
+
+    def reads_only(step: ConsentAsked) -> Answer:
+        tool = step.request.tool
+        return AllowOnce() if tool.effect == "read" else Deny("this test only reads")
+
+    try:
+        steps = drive(
+            session.run_turn("Search my files for the heron plan.", tool_choice="required"),
+            reads_only,
+        )
+        assert isinstance(steps[-1], TurnDone), steps[-1]
+        runs = of(steps, ToolRan)
+        assert runs and all(run.call.name.startswith("files.") for run in runs)
+        for run in runs:
+            rows = assistant.audit.entries(call_id=run.call.id)
+            assert rows and rows[0].tool == run.call.name
+            print(run.call.name, run.call.arguments, run.outcome, run.observation[:200])
+    finally:
+        assistant.db.close()  # the session's model is shared; only the store is closed
+    # Whatever the model tried, writes were denied and the folder is as it was.
+    assert sorted(str(p) for p in documents.rglob("*")) == before
