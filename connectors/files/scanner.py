@@ -64,8 +64,12 @@ class Scanner:
 
     def update(self, paths: Iterable[Path], roots: list[Path]) -> None:
         """Re-check the given paths after change events: re-index, rescan or forget each."""
-        for path in sorted(set(paths)):
-            if not any(path.is_relative_to(root) for root in roots) or _hidden(path, roots):
+        scanned: list[Path] = []
+        files: list[tuple[Path, os.stat_result]] = []
+        # Shortest first, so a new folder is scanned once and its files are not read again.
+        for path in sorted(set(paths), key=lambda p: len(p.parts)):
+            inside = any(path.is_relative_to(root) for root in roots)
+            if not inside or _hidden(path, roots) or _below(path, scanned):
                 continue
             try:
                 info = os.lstat(path)
@@ -75,9 +79,15 @@ class Scanner:
                 continue
             if stat.S_ISDIR(info.st_mode):
                 self.scan(path)
-                self._index([(path, info)], None, None)
-            elif stat.S_ISREG(info.st_mode):
-                self._index([(path, info)], None, None)
+                scanned.append(path)
+                files.append((path, info))
+            elif stat.S_ISREG(info.st_mode) and self._changed(path, info):
+                files.append((path, info))
+        self._index(files, None, None)
+
+    def _changed(self, path: Path, info: os.stat_result) -> bool:
+        known = self.index.get(path)
+        return known is None or (known.size, known.mtime) != (info.st_size, info.st_mtime)
 
     def _index(
         self,
@@ -146,6 +156,10 @@ def walk(
 def _entry(path: Path, info: os.stat_result, extracted: Extracted) -> Entry:
     kind = "folder" if stat.S_ISDIR(info.st_mode) else kind_of(path)
     return Entry(path, kind, info.st_size, info.st_mtime, extracted.skipped)
+
+
+def _below(path: Path, folders: list[Path]) -> bool:
+    return any(path.is_relative_to(folder) for folder in folders)
 
 
 def _hidden(path: Path, roots: list[Path]) -> bool:
