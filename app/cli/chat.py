@@ -24,9 +24,12 @@ from hearth.agent import (
 from hearth.assistant import Assistant
 from hearth.cli.approve import ask_terminal, parse_allow
 from hearth.cli.worker import stream_on_worker
-from hearth.engine.sampling import Sampling
 from hearth.engine.types import CancelToken, ChatModel, GenerationSettings
-from hearth.models.lookup import installed_models, resolve_model
+from hearth.models.loading import load_chat_model, model_card_sampling
+from hearth.models.lookup import resolve_model
+
+# Re-exported for callers written before it moved to hearth.models.
+__all__ = ["ask", "chat", "load_model", "model_card_sampling"]
 
 model_option = click.option(
     "--model", "model_choice", metavar="ID|FILE", help="Catalog id or path to a .gguf file."
@@ -46,19 +49,9 @@ allow_option = click.option(
 
 
 def load_model(choice: str | None, n_ctx: int) -> ChatModel:
-    from hearth.engine.llama import LlamaCppModel  # loads llama.cpp: only when a model is needed
-
     path: Path = resolve_model(choice)
     click.secho(f"Loading {path.name}…", dim=True, err=True)
-    return LlamaCppModel(path, n_ctx=n_ctx, sampling=model_card_sampling(path))
-
-
-def model_card_sampling(path: Path) -> Sampling:
-    """The catalog's recommended sampling for this file, if it is a catalog model."""
-    for installed in installed_models():
-        if installed.entry is not None and installed.path.resolve() == path.resolve():
-            return Sampling().with_gguf(installed.entry.sampling)
-    return Sampling()
+    return load_chat_model(path, n_ctx)
 
 
 def open_session(

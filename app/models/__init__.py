@@ -4,6 +4,7 @@ from hearth.models.catalog import Catalog, CatalogEntry, load_catalog, parse_cat
 from hearth.models.download import DownloadProgress, ProgressCallback, download_model
 from hearth.models.gguf_check import GGUFSummary, inspect_gguf
 from hearth.models.hub import RemoteFile, resolve_remote_file
+from hearth.models.loading import load_chat_model, model_card_sampling
 from hearth.models.lookup import (
     InstalledModel,
     import_model,
@@ -26,6 +27,8 @@ __all__ = [
     "inspect_gguf",
     "installed_models",
     "load_catalog",
+    "load_chat_model",
+    "model_card_sampling",
     "parse_catalog",
     "resolve_model",
     "resolve_remote_file",
