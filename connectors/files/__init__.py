@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hearth.connectors.files.library import FileLibrary, IndexStatus
-    from hearth.connectors.files.plugin import files_connector, library
+    from hearth.connectors.files.plugin import files_connector, shared_library
     from hearth.connectors.files.roots import FilesError, PathRefused
 
 _EXPORTS = {
     "FileLibrary": "library",
     "IndexStatus": "library",
     "files_connector": "plugin",
-    "library": "plugin",
+    "shared_library": "plugin",
     "FilesError": "roots",
     "PathRefused": "roots",
 }
@@ -29,7 +29,7 @@ __all__ = [
     "IndexStatus",
     "PathRefused",
     "files_connector",
-    "library",
+    "shared_library",
 ]
 
 

@@ -11,9 +11,9 @@ from hearth.connectors.files.library import FileLibrary
 
 
 def _library() -> FileLibrary:
-    from hearth.connectors.files.plugin import library
+    from hearth.connectors.files.plugin import shared_library
 
-    return library()
+    return shared_library()
 
 
 @click.group("files")

@@ -16,7 +16,7 @@ from hearth.connectors.files.writing import writing_tools
 _libraries: dict[str, FileLibrary] = {}
 
 
-def library() -> FileLibrary:
+def shared_library() -> FileLibrary:
     """This process's library for the current data folder (tests give each its own)."""
     key = str(data_dir())
     if key not in _libraries:
@@ -39,7 +39,7 @@ def files_connector(files_library: FileLibrary) -> Connector:
 
 @hookimpl
 def register_connectors(register: Callable[[Connector], None]) -> None:
-    register(files_connector(library()))
+    register(files_connector(shared_library()))
 
 
 @hookimpl

@@ -12,6 +12,8 @@ class FilesSettings(pydantic.BaseModel):
         default_factory=list,
         title="Granted folders",
         description="Folders Hearth may see. Everything else on this computer stays invisible.",
+        # Granted on the Folders page or with `hearth files grant`, which check each folder.
+        json_schema_extra={"form": False},
     )
     allow_overwrite: bool = pydantic.Field(
         default=False,
