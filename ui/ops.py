@@ -7,6 +7,7 @@ always run on the thread that owns `receiver`, normally the main thread.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -34,10 +35,9 @@ class _Runnable(QRunnable):
 
     @staticmethod
     def _deliver(signal: SignalInstance, value: object) -> None:
-        try:
+        # The receiver (and its relay) may have been deleted meanwhile: no one is left to tell.
+        with contextlib.suppress(RuntimeError):
             signal.emit(value)
-        except RuntimeError:
-            pass  # The receiver (and its relay) was deleted meanwhile: no one is left to tell.
 
 
 def run_op(
@@ -45,8 +45,8 @@ def run_op(
     work: Callable[[], Any],
     *,
     receiver: QObject,
-    success: Callable[[Any], None] | None = None,
-    failure: Callable[[Exception], None] | None = None,
+    success: Callable[[Any], object] | None = None,
+    failure: Callable[[Exception], object] | None = None,
 ) -> None:
     """Run `work` on `pool`; call `success(result)` or `failure(error)` on `receiver`'s thread.
 

@@ -1,0 +1,163 @@
+"""The audit log as a table, and the filter (tool, outcome, free text) the Activity page applies."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QPalette
+
+from hearth.consent import RuleBook
+from hearth.store import AuditEntry
+from hearth.ui.pages.chrome import Tone, tone_color
+
+COLUMNS = ("When", "Tool", "Outcome", "Decided by", "Arguments", "Result")
+WHEN, TOOL, OUTCOME, DECIDED_BY, ARGUMENTS, RESULT = range(len(COLUMNS))
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+
+OUTCOME_WORDS = {
+    "proposed": "Allowed",
+    "denied": "Denied",
+    "executed": "Done",
+    "failed": "Failed",
+    "unknown": "Interrupted",
+}
+_OUTCOME_TONES: dict[str, Tone] = {"denied": "bad", "failed": "bad", "unknown": "warn"}
+_CELL_CHARS = 200
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class AuditTableModel(QAbstractTableModel):
+    """Rows are audit entries, newest first as loaded; `decided_by` is put into words."""
+
+    def __init__(self, rules: RuleBook, palette: QPalette, parent: QObject | None = None):
+        super().__init__(parent)
+        self._rules = rules
+        self._palette = palette
+        self.entries: list[AuditEntry] = []
+
+    def set_entries(self, entries: list[AuditEntry]) -> None:
+        self.beginResetModel()
+        self.entries = list(entries)
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.entries)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        entry, column = self.entries[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _one_line(self.text(entry, column))
+        if role == SORT_ROLE:
+            return entry.id if column == WHEN else self.text(entry, column).casefold()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(entry)
+        if role == Qt.ItemDataRole.ForegroundRole and column == OUTCOME:
+            tone = _OUTCOME_TONES.get(entry.outcome)
+            return tone_color(self._palette, tone) if tone else None
+        return None
+
+    def text(self, entry: AuditEntry, column: int) -> str:
+        if column == WHEN:
+            return entry.at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        if column == TOOL:
+            return entry.tool
+        if column == OUTCOME:
+            return OUTCOME_WORDS.get(entry.outcome, entry.outcome)
+        if column == DECIDED_BY:
+            return self.decider(entry.decided_by)
+        if column == ARGUMENTS:
+            flag = "⚠ " if entry.taint else ""
+            return flag + ", ".join(f"{k}={_value(v)}" for k, v in entry.arguments.items())
+        return entry.result_summary
+
+    def decider(self, decided_by: str) -> str:
+        """ "rule <id>" becomes the rule's own description; "user" becomes "You"."""
+        if decided_by.startswith("rule "):
+            rule = self._rules.get(decided_by.removeprefix("rule "))
+            return f"Rule: {rule.describe()}" if rule else "A rule (since removed)"
+        if decided_by.startswith("user"):
+            return "You" + decided_by.removeprefix("user").replace("(rule ", "(saved rule ")
+        if decided_by.startswith("fail-closed: "):
+            return "Blocked: " + decided_by.removeprefix("fail-closed: ")
+        return decided_by
+
+    def _tooltip(self, entry: AuditEntry) -> str:
+        lines = [
+            f"{entry.tool} — {OUTCOME_WORDS.get(entry.outcome, entry.outcome)}",
+            f"Decided by: {entry.decided_by}",
+            f"Call: {entry.call_id}",
+        ]
+        lines += [f"⚠ {t.argument} came from {t.source}" for t in entry.taint]
+        if entry.duration_ms is not None:
+            lines.append(f"Took {entry.duration_ms} ms")
+        summary = entry.result_summary[:_CELL_CHARS]
+        return "\n".join([*lines, summary] if summary else lines)
+
+
+class AuditFilter(QSortFilterProxyModel):
+    """Keeps rows matching a tool, an outcome and a piece of text (any of them may be unset)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.tool: str | None = None
+        self.outcome: str | None = None
+        self.words = ""
+        self.setSortRole(SORT_ROLE)
+
+    def set_criteria(self, *, tool: str | None, outcome: str | None, words: str) -> None:
+        self.beginFilterChange()
+        self.tool, self.outcome, self.words = tool, outcome, words.strip().casefold()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def visible_entries(self) -> list[AuditEntry]:
+        """The entries shown, in the order shown."""
+        source = self.sourceModel()
+        assert isinstance(source, AuditTableModel)
+        rows = (self.mapToSource(self.index(row, 0)).row() for row in range(self.rowCount()))
+        return [source.entries[row] for row in rows]
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+        source = self.sourceModel()
+        assert isinstance(source, AuditTableModel)
+        entry = source.entries[source_row]
+        if self.tool is not None and entry.tool != self.tool:
+            return False
+        if self.outcome is not None and entry.outcome != self.outcome:
+            return False
+        return not self.words or self.words in _haystack(source, entry)
+
+
+def _haystack(model: AuditTableModel, entry: AuditEntry) -> str:
+    texts = [model.text(entry, column) for column in range(len(COLUMNS))]
+    texts.append(json.dumps(entry.arguments, ensure_ascii=False, default=str))
+    return "\n".join(texts).casefold()
+
+
+def _value(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _CELL_CHARS else flat[: _CELL_CHARS - 1] + "…"

@@ -1,0 +1,183 @@
+"""One connector's setup: its generated form, Save, Test connection and Forget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from hearth import Connector
+from hearth.settings import form_fields
+from hearth.ui.context import UiContext
+from hearth.ui.forms import SettingsForm
+from hearth.ui.ops import run_op
+from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
+from hearth.ui.pages.saved_settings import (
+    Saved,
+    complete_settings,
+    hidden_fields,
+    read_saved,
+)
+
+PANEL_MAX_WIDTH = 640
+
+
+class ConnectorSettingsPanel(QWidget):
+    """Generic for every connector that declares a `settings` model."""
+
+    settings_did_load = Signal()
+    settings_did_save = Signal()
+    settings_did_forget = Signal()
+    connection_did_test = Signal(bool, str)  # succeeded, the message shown
+
+    def __init__(
+        self, context: UiContext, connector: Connector, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        assert connector.settings is not None
+        self.context = context
+        self.connector = connector
+        self.settings_model = connector.settings
+        hidden = hidden_fields(connector.settings)
+        self.form = SettingsForm(f for f in form_fields(connector.settings) if f.name not in hidden)
+        self.save_button = QPushButton("Save")
+        self.save_button.setDefault(True)
+        self.test_button = QPushButton("Test connection")
+        self.test_button.setVisible(connector.test_connection is not None)
+        self.forget_button = QPushButton("Forget")
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.confirm_box: QMessageBox | None = None
+        self._lay_out()
+        self.save_button.clicked.connect(self.save)
+        self.test_button.clicked.connect(self.test_connection)
+        self.forget_button.clicked.connect(self.forget)
+        self.reload()
+
+    def _lay_out(self) -> None:
+        self.setMaximumWidth(PANEL_MAX_WIDTH)  # long fields are hard to read across a wide window
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(section_heading(self.connector.title))
+        layout.addWidget(explanation(self.connector.description))
+        layout.addSpacing(6)
+        layout.addWidget(self.form)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.forget_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.test_button)
+        buttons.addWidget(self.save_button)
+        layout.addSpacing(6)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addStretch(1)
+
+    def reload(self) -> None:
+        store, name, model = self.context.settings, self.connector.name, self.settings_model
+        self.context.run(
+            lambda: read_saved(store, name, model),
+            receiver=self,
+            success=self._show_saved,
+            doing=f"read the {self.connector.title} settings",
+        )
+
+    def _show_saved(self, saved: Saved) -> None:
+        self.form.fill_defaults()
+        self.form.fill(saved.values)
+        self.form.mark_secrets_stored(saved.secrets_stored)
+        self.settings_did_load.emit()
+
+    def save(self) -> None:
+        entered = self.form.values()
+        store, name, model = self.context.settings, self.connector.name, self.settings_model
+
+        def work() -> Saved:
+            settings = complete_settings(store, name, model, entered)
+            store.save(name, settings)
+            return read_saved(store, name, model)
+
+        self._say("Saving…")
+        self.context.run(
+            work,
+            receiver=self,
+            success=self._saved,
+            doing=f"save the {self.connector.title} settings",
+        )
+
+    def _saved(self, saved: Saved) -> None:
+        self._show_saved(saved)
+        self._say("Saved.", "good")
+        self.settings_did_save.emit()
+
+    def test_connection(self) -> None:
+        check = self.connector.test_connection
+        if check is None:
+            return
+        entered = self.form.values()
+        store, name, model = self.context.settings, self.connector.name, self.settings_model
+        self.test_button.setEnabled(False)
+        self._say("Connecting…")
+        run_op(
+            self.context.pool,
+            lambda: check(complete_settings(store, name, model, entered)),
+            receiver=self,
+            success=self._connected,
+            failure=self._not_connected,
+        )
+
+    def _connected(self, _result: Any) -> None:
+        self.test_button.setEnabled(True)
+        text = f"Connected to {self.connector.title}."
+        self._say(text, "good")
+        self.connection_did_test.emit(True, text)
+
+    def _not_connected(self, error: Exception) -> None:
+        self.test_button.setEnabled(True)
+        self._say("The connection test failed.", "bad")
+        self.context.errors.show(self, f"connect to {self.connector.title}", error)
+        self.connection_did_test.emit(False, str(error))
+
+    def forget(self) -> None:
+        """Ask first: the stored secrets cannot be shown again, only typed again."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Hearth",
+            f"Forget the {self.connector.title} settings?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setInformativeText("The saved values and the secrets in the keyring are deleted.")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.finished.connect(self._forget_if_confirmed)
+        self.confirm_box = box
+        box.open()
+
+    def _forget_if_confirmed(self, answer: int) -> None:
+        if answer == QMessageBox.StandardButton.Yes:
+            self.forget_now()
+
+    def forget_now(self) -> None:
+        store, name, model = self.context.settings, self.connector.name, self.settings_model
+        self.context.run(
+            lambda: store.delete(name, model),
+            receiver=self,
+            success=lambda _: self._forgotten(),
+            doing=f"forget the {self.connector.title} settings",
+        )
+
+    def _forgotten(self) -> None:
+        self._show_saved(Saved())
+        self._say("Forgotten: the settings and their stored secrets are gone.")
+        self.settings_did_forget.emit()
+
+    def _say(self, text: str, tone: Tone | None = None) -> None:
+        self.status.setText(text)
+        set_tone(self.status, tone)

@@ -1,0 +1,112 @@
+"""Granted folders as a table, and the index status in words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QPalette
+
+from hearth.ui.pages.chrome import muted_color, tone_color
+
+if TYPE_CHECKING:
+    from hearth.connectors.files import IndexStatus
+
+COLUMNS = ("Folder", "Index")
+FOLDER, INDEX = range(len(COLUMNS))
+_Index = QModelIndex | QPersistentModelIndex
+
+
+def resting_words(state: str) -> str:
+    """How a folder stands when it is not the one being scanned."""
+    return {
+        "watching": "Up to date · watched for changes",
+        "polling": "Up to date · checked every few seconds",
+        "scanning": "Waiting its turn",
+    }.get(state, "Not being indexed")
+
+
+def summary(status: IndexStatus, folder_count: int) -> str:
+    """One sentence for the status strip."""
+    if status.state == "scanning" and status.root is not None:
+        if not status.total:
+            return f"Looking for files in {status.root}…"
+        return f"Indexing {status.root.name}: {status.done:,} of {status.total:,} files"
+    if not folder_count:
+        return "No folders granted yet. Grant one to let the assistant search and read it."
+    if status.state == "watching":
+        return "The index is up to date; changes are picked up as they happen."
+    if status.state == "polling":
+        return (
+            "The index is up to date; some folders cannot be watched live, so they are "
+            "checked every few seconds."
+        )
+    return "Indexing is not running: it starts with the assistant."
+
+
+class FolderTableModel(QAbstractTableModel):
+    """Rows are granted folders; the Index column follows the latest status."""
+
+    def __init__(self, palette: QPalette, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._palette = palette
+        self.folders: list[Path] = []
+        self.status: IndexStatus | None = None
+
+    def set_folders(self, folders: list[Path]) -> None:
+        self.beginResetModel()
+        self.folders = list(folders)
+        self.endResetModel()
+
+    def set_status(self, status: IndexStatus) -> None:
+        self.status = status
+        if self.folders:
+            first, last = self.index(0, INDEX), self.index(len(self.folders) - 1, INDEX)
+            self.dataChanged.emit(first, last)
+
+    def row_of(self, folder: Path) -> int | None:
+        return self.folders.index(folder) if folder in self.folders else None
+
+    def index_words(self, folder: Path) -> str:
+        status = self.status
+        if status is None:
+            return ""
+        if status.state == "scanning" and status.root == folder:
+            if not status.total:
+                return "Looking for files…"
+            return f"Indexing {status.done:,} of {status.total:,}"
+        return resting_words(status.state)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.folders)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        folder = self.folders[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return str(folder) if index.column() == FOLDER else self.index_words(folder)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return str(folder)
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == INDEX:
+            return self._index_colour(folder)
+        return None
+
+    def _index_colour(self, folder: Path) -> Any:
+        status = self.status
+        if status is None or status.state == "idle":
+            return muted_color(self._palette)
+        if status.state == "scanning" and status.root == folder:
+            return tone_color(self._palette, "info")
+        return tone_color(self._palette, "good") if status.state != "scanning" else None

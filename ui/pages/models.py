@@ -1,0 +1,293 @@
+"""The Models page: the catalog, downloads with progress, switching, importing and verifying."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QWidget,
+)
+
+from hearth.models import Catalog, DownloadProgress, GGUFSummary, verify_model
+from hearth.ui.context import UiContext
+from hearth.ui.ops import run_op
+from hearth.ui.pages.catalog_model import LABEL, ModelTableModel
+from hearth.ui.pages.chrome import Banner, Tone, configure_table, page_layout, set_tone
+from hearth.ui.pages.download_job import DownloadJob
+from hearth.ui.pages.download_panel import DownloadPanel
+from hearth.ui.pages.model_inventory import (
+    ModelRow,
+    import_and_verify,
+    load_row_model,
+    load_rows,
+)
+from hearth.ui.pages.units import file_size
+
+FINISHED_PANEL_MS = 5000
+FIRST_RUN = (
+    "<b>No model is installed yet.</b> Hearth needs one on this computer to answer you. "
+    "Download the recommended model below — once it is here, nothing leaves your machine — "
+    "or import a .gguf file you already have."
+)
+
+
+class ModelsPage(QWidget):
+    """Lists catalog models and installed files; every disk or network step runs on the pool."""
+
+    title = "Models"
+    inventory_did_load = Signal()
+    download_did_progress = Signal(object)  # DownloadProgress
+    download_did_end = Signal(str)  # "done", "cancelled" or "failed"
+    model_did_change = Signal(str)  # the file now in use
+    verify_did_finish = Signal(str)  # the message shown
+
+    def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.catalog: Catalog | None = None  # None: Hearth's own catalog
+        self.job: DownloadJob | None = None
+        self.import_dialog: QFileDialog | None = None
+        self._loading_model = False
+        self._wanted: Path | None = None  # select this file once the list is re-read
+        self.model = ModelTableModel(self.palette(), self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        configure_table(self.table, stretch_column=LABEL)
+        self.table.setSortingEnabled(False)  # catalog order: recommended first
+        self.banner = Banner(FIRST_RUN)
+        self.recommended_button = QPushButton("Download the recommended model")
+        self.download_button = QPushButton("Download")
+        self.use_button = QPushButton("Use this model")
+        self.verify_button = QPushButton("Verify")
+        self.import_button = QPushButton("Import .gguf…")
+        self.panel = DownloadPanel()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self._lay_out()
+        self._connect()
+        self.refresh()
+
+    def _lay_out(self) -> None:
+        layout = page_layout(
+            self,
+            self.title,
+            "The language model runs on this computer. Download one once; after that Hearth "
+            "works offline.",
+        )
+        import_instead = QPushButton("Import a .gguf file…")
+        import_instead.clicked.connect(self.choose_import_file)
+        self.banner.add_action(import_instead)
+        self.banner.add_action(self.recommended_button)
+        self.banner.hide()
+        layout.addWidget(self.banner)
+        layout.addWidget(self.table, 1)
+        buttons = QHBoxLayout()
+        for button in (self.download_button, self.use_button, self.verify_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.import_button)
+        layout.addLayout(buttons)
+        layout.addWidget(self.panel)
+        layout.addWidget(self.status)
+
+    def _connect(self) -> None:
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+        self.recommended_button.clicked.connect(self.download_recommended)
+        self.download_button.clicked.connect(self.download_selected)
+        self.use_button.clicked.connect(self.use_selected)
+        self.verify_button.clicked.connect(self.verify_selected)
+        self.import_button.clicked.connect(self.choose_import_file)
+        self.panel.cancel_requested.connect(self.cancel_download)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.cancel_download)
+
+    # Listing
+
+    def refresh(self) -> None:
+        catalog = self.catalog
+        self.context.run(
+            lambda: load_rows(catalog), receiver=self, success=self._show_rows, doing="list models"
+        )
+
+    def _show_rows(self, rows: list[ModelRow]) -> None:
+        chosen = self.selected_row()
+        self.model.set_rows(rows)
+        self.model.set_in_use(getattr(self.context.assistant.model, "path", None))
+        first_run = self.context.assistant.model is None and not any(r.installed for r in rows)
+        self.banner.setVisible(first_run)
+        default = next((r for r in rows if r.entry and r.entry.default and r.downloadable), None)
+        self.recommended_button.setVisible(default is not None)
+        if default is not None:
+            self.recommended_button.setText(f"Download {default.label} · {file_size(default.size)}")
+        wanted = next((r for r in rows if r.path and r.path == self._wanted), None)
+        fallback = next((r for r in rows if self.model.is_in_use(r)), rows[0] if rows else None)
+        target = wanted or chosen or fallback
+        self._wanted = None
+        if target is not None:
+            self.select(target.key)
+        self._update_buttons()
+        self.inventory_did_load.emit()
+
+    def selected_row(self) -> ModelRow | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.rows[rows[0].row()] if rows else None
+
+    def select(self, key: str) -> None:
+        row = self.model.row_of(key)
+        if row is not None:
+            self.table.selectRow(row)
+
+    def _update_buttons(self, *_: object) -> None:
+        row = self.selected_row()
+        installed = row is not None and row.installed is not None
+        resumable = row is not None and row.partial_bytes > 0
+        self.download_button.setText("Resume download" if resumable else "Download")
+        self.download_button.setEnabled(row is not None and row.downloadable and self.job is None)
+        in_use = row is not None and self.model.is_in_use(row)
+        self.use_button.setEnabled(installed and not in_use and not self._loading_model)
+        self.verify_button.setEnabled(installed)
+
+    def _say(self, text: str, tone: Tone | None = None) -> None:
+        self.status.setText(text)
+        set_tone(self.status, tone)
+
+    # Downloading
+
+    def download_recommended(self) -> None:
+        default = next((r for r in self.model.rows if r.entry and r.entry.default), None)
+        if default is not None:
+            self.select(default.key)
+            self.download_selected()
+
+    def download_selected(self) -> None:
+        row = self.selected_row()
+        if row is None or not row.downloadable or self.job is not None:
+            return
+        assert row.entry is not None
+        self.job = job = DownloadJob(row.entry, self)
+        job.progressed.connect(lambda progress: self._progressed(row, progress))
+        job.finished.connect(lambda path: self._downloaded(row, path))
+        job.cancelled.connect(lambda kept: self._download_stopped(row, "cancelled", kept))
+        job.failed.connect(lambda error: self._download_failed(row, error))
+        self.panel.begin(row.label)
+        self.model.set_download(row.key, row.partial_bytes / row.size)
+        self._say("")
+        self._update_buttons()
+        job.start(self.context.pool)
+
+    def cancel_download(self) -> None:
+        if self.job is not None and not self.job.is_cancelled:
+            self.job.cancel()
+            self.panel.cancelling()
+
+    def _progressed(self, row: ModelRow, progress: DownloadProgress) -> None:
+        self.panel.show_progress(progress)
+        self.model.set_download(row.key, progress.fraction)
+        self.download_did_progress.emit(progress)
+
+    def _downloaded(self, row: ModelRow, path: Path) -> None:
+        self.panel.end(f"Downloaded {row.label}", f"Checked against the hub's checksum: {path}")
+        QTimer.singleShot(FINISHED_PANEL_MS, self, self._hide_finished_panel)
+        self._say(f"{row.label} is installed. Choose “Use this model” to switch to it.", "good")
+        self._download_stopped(row, "done")
+
+    def _download_failed(self, row: ModelRow, error: Exception) -> None:
+        self.context.errors.show(self, f"download {row.label}", error)
+        self._download_stopped(row, "failed")
+
+    def _download_stopped(self, row: ModelRow, how: str, kept: str = "") -> None:
+        if how != "done":
+            self.panel.hide()
+        if how == "cancelled":
+            self._say(f"Paused. {kept} Choose “Resume download” to continue.", "warn")
+        self.model.set_download(row.key, None)
+        if self.job is not None:
+            self.job.deleteLater()
+        self.job = None
+        self.refresh()
+        self.download_did_end.emit(how)
+
+    def _hide_finished_panel(self) -> None:
+        if self.job is None:
+            self.panel.hide()
+
+    # Using, verifying, importing
+
+    def use_selected(self) -> None:
+        row = self.selected_row()
+        if row is None or row.installed is None:
+            return
+        assistant = self.context.assistant
+        self._loading_model = True
+        self._update_buttons()
+        self._say(f"Loading {row.label}…")
+
+        def failed(error: Exception) -> None:
+            self._loading_model = False
+            self._update_buttons()
+            self._say("")
+            self.context.errors.show(self, f"load {row.label}", error)
+
+        run_op(
+            self.context.pool,
+            lambda: assistant.use_model(load_row_model(row)),
+            receiver=self,
+            success=lambda _: self._now_using(row),
+            failure=failed,
+        )
+
+    def _now_using(self, row: ModelRow) -> None:
+        assert row.path is not None
+        self._loading_model = False
+        self.model.set_in_use(row.path)
+        self._update_buttons()
+        self._say(f"Now using {row.label}. New conversations use it.", "good")
+        self.model_did_change.emit(str(row.path))
+
+    def verify_selected(self) -> None:
+        row = self.selected_row()
+        if row is None or row.path is None:
+            return
+        path = row.path
+        self._say(f"Checking {row.label}…")
+        self.context.run(
+            lambda: verify_model(path),
+            receiver=self,
+            success=lambda summary: self._verified(row, summary),
+            doing=f"verify {row.label}",
+        )
+
+    def _verified(self, row: ModelRow, summary: GGUFSummary) -> None:
+        kind = " · ".join(part for part in (summary.architecture, summary.quantization) if part)
+        text = f"{row.label} is intact ({kind}, {file_size(summary.size)})."
+        self._say(text, "good")
+        self.verify_did_finish.emit(text)
+
+    def choose_import_file(self) -> None:
+        dialog = QFileDialog(self, "Import a model", str(Path.home()), "GGUF models (*.gguf)")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(lambda name: self.import_file(Path(name)))
+        self.import_dialog = dialog
+        dialog.open()
+
+    def import_file(self, source: Path) -> None:
+        self._say(f"Importing {source.name}…")
+        self.context.run(
+            lambda: import_and_verify(source),
+            receiver=self,
+            success=self._imported,
+            doing=f"import {source.name}",
+        )
+
+    def _imported(self, result: tuple[Path, GGUFSummary]) -> None:
+        path, _summary = result
+        self._say(f"Imported {path.name}; it is checked and ready to use.", "good")
+        self._wanted = path
+        self.refresh()
