@@ -153,12 +153,16 @@ class Assistant:
         try:
             result = tool.undo(entry.arguments, entry.result)
         except Exception as error:
-            text = f"{error}" if isinstance(error, HearthError) else f"{type(error).__name__}: {error}"
+            text = (
+                f"{error}" if isinstance(error, HearthError) else f"{type(error).__name__}: {error}"
+            )
             self.audit.record_outcome(record_id, "failed", result_summary=text)
             raise UndoFailed(f"Could not undo {entry.summary}: {text}") from error
         summary = result if isinstance(result, str) else json.dumps(result, default=str)
         elapsed = round((time.perf_counter() - started) * 1000)
-        self.audit.record_outcome(record_id, "executed", result_summary=summary, duration_ms=elapsed)
+        self.audit.record_outcome(
+            record_id, "executed", result_summary=summary, duration_ms=elapsed
+        )
         self.undo_log.mark_undone(call_id, summary)
         return Undone(call_id, entry.tool, summary)
 
