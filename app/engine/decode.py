@@ -128,6 +128,10 @@ class Reply:
             if llama_cpp.llama_vocab_is_eog(
                 backend.vocab, token
             ) or llama_cpp.llama_vocab_is_control(backend.vocab, token):
+                if self.force_call and self.parser.section is Section.REASONING:
+                    # A required call still comes when the model stops while thinking.
+                    self._close_reasoning()
+                    continue
                 return "end"
             stop = yield from self._accept(token)
             if stop is not None:

@@ -27,7 +27,7 @@ from hearth.engine.types import (
     ModelInfo,
     ToolSpec,
 )
-from hearth.errors import ContextOverflow, ModelFileError
+from hearth.errors import ContextOverflow, EngineError, ModelFileError
 from hearth.models.gguf_check import inspect_gguf
 
 _backend_ready = threading.Lock()
@@ -88,6 +88,7 @@ class LlamaCppModel:
         )
         self.cache = PromptCache(self.ctx, n_batch=n_batch, rewindable=rewindable)
         self._lock = threading.Lock()
+        self._closed = False
         self._cancel: CancelToken | None = None
         self._abort_callback = llama_cpp.ggml_abort_callback(self._should_abort)
         llama_cpp.llama_set_abort_callback(self.ctx, self._abort_callback, None)
@@ -178,6 +179,8 @@ class LlamaCppModel:
         cancel = cancel or CancelToken()
         offered = () if settings.tool_choice == "none" else tuple(tools)
         with self._lock:
+            if self._closed:
+                raise EngineError(f"{self.info.name} was unloaded; choose a model to continue")
             prompt, boundary, text = self.render(messages, offered, settings)
             if len(prompt) >= self.n_ctx:
                 raise ContextOverflow(
@@ -218,9 +221,17 @@ class LlamaCppModel:
         return True
 
     def close(self) -> None:
-        self.cache.close()
-        self._context.close()
-        self._model.close()
+        """Free the model; a reply still running is stopped first, never cut off mid-token."""
+        running = self._cancel
+        if running is not None:
+            running.cancel()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self.cache.close()
+            self._context.close()
+            self._model.close()
 
     def __enter__(self) -> LlamaCppModel:
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from hearth.engine.types import (
     ToolCallEmitted,
     ToolSpec,
 )
-from hearth.errors import ContextOverflow, ModelFileError
+from hearth.errors import ContextOverflow, EngineError, ModelFileError
 
 pytestmark = pytest.mark.model
 
@@ -256,3 +257,41 @@ def test_a_truncated_gguf_is_a_clear_error(test_gguf: Path, tmp_path: Path) -> N
     with pytest.raises(ModelFileError) as error:
         LlamaCppModel(broken)
     assert "broken.gguf" in str(error.value)
+
+
+def test_a_required_call_comes_even_when_the_model_ends_while_thinking(test_gguf: Path) -> None:
+    thinking_template = CHATML_TEMPLATE.replace(
+        "'<|im_start|>assistant\n'", "'<|im_start|>assistant\n<think>\n'"
+    )
+    stops = []
+    with LlamaCppModel(test_gguf, n_ctx=1024, chat_template=thinking_template) as model:
+        for seed in range(1, 9):
+            settings = GenerationSettings(
+                temperature=0.7,
+                seed=seed,
+                max_tokens=160,
+                reasoning_budget=64,
+                tool_choice="required",
+            )
+            events, done = collect(model, [Message.user(PROMPTS[0])], TOOLS, settings)
+            called = any(isinstance(e, ToolCallEmitted | MalformedToolCall) for e in events)
+            stops.append((seed, done.stop_reason, called))
+    assert all(called for _, _, called in stops), stops
+
+
+def test_closing_a_model_mid_reply_stops_the_reply_first(test_gguf: Path) -> None:
+    model = LlamaCppModel(test_gguf, n_ctx=1024)
+    settings = GenerationSettings(temperature=0.0, max_tokens=400)
+    stream = model.generate([Message.user("Tell me a long story.")], (), settings)
+    first = next(stream)  # the reply is now running and holds the model
+    closer = threading.Thread(target=model.close)
+    closer.start()
+    rest = list(stream)
+    closer.join(timeout=10)
+    assert not closer.is_alive()
+    done = rest[-1]
+    assert isinstance(first, AnswerDelta | ReasoningDelta)
+    assert isinstance(done, GenerationDone) and done.stop_reason == "cancelled"
+    with pytest.raises(EngineError, match="unloaded"):
+        list(model.generate([Message.user("hello")], (), settings))
+    model.close()  # a second close is harmless
