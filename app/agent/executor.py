@@ -82,11 +82,13 @@ class Executor:
         )
         self._audit_decision(call, conversation_id, verdict, decision)
         if not decision.run or tool is None or decision.arguments is None:
+            denial = _denial(problem, decision)
             ran = ToolRan(
                 call,
                 "invalid" if problem else "denied",
-                _denial(problem, decision),
+                denial,
                 decision.decided_by,
+                result=denial,
             )
         else:
             ran = self._run(call, tool, decision, conversation_id)
@@ -178,7 +180,7 @@ class Executor:
             )
             # An error message can carry outside text too (a server's reply, a file name).
             observation = self.taint.fence(text, f"{tool.name} error")
-            return ToolRan(call, "failed", observation, decision.decided_by, elapsed)
+            return ToolRan(call, "failed", observation, decision.decided_by, elapsed, result=text)
         elapsed = (time.perf_counter() - started) * 1000
         text = _as_text(result)
         if intent is not None:
@@ -194,7 +196,9 @@ class Executor:
                 call.id, tool.name, decision.arguments, result, summary, conversation_id
             )
         observation = self.taint.fence(text, f"{tool.name} result")
-        return ToolRan(call, "executed", observation, decision.decided_by, elapsed, undoable)
+        return ToolRan(
+            call, "executed", observation, decision.decided_by, elapsed, undoable, result=text
+        )
 
     def _audit_decision(
         self, call: ToolCall, conversation_id: int | None, verdict: Verdict, decision: _Decision

@@ -83,7 +83,11 @@ Outcome = Literal["executed", "failed", "denied", "invalid"]
 
 @dataclass(frozen=True, slots=True)
 class ToolRan:
-    """What happened to a proposed call; `observation` is what the model reads next."""
+    """What happened to a proposed call.
+
+    `observation` is what the model reads next (fenced when it holds outside text); `result` is
+    the same text unfenced, for the user.
+    """
 
     call: ToolCall
     outcome: Outcome
@@ -91,6 +95,7 @@ class ToolRan:
     decided_by: str
     duration_ms: float = 0.0
     undoable: bool = False
+    result: str = ""
 
 
 @dataclass(slots=True)

@@ -25,11 +25,8 @@ from hearth.assistant import Assistant
 from hearth.cli.approve import ask_terminal, parse_allow
 from hearth.cli.worker import stream_on_worker
 from hearth.engine.types import CancelToken, ChatModel, GenerationSettings
-from hearth.models.loading import load_chat_model, model_card_sampling
+from hearth.models.loading import load_chat_model
 from hearth.models.lookup import resolve_model
-
-# Re-exported for callers written before it moved to hearth.models.
-__all__ = ["ask", "chat", "load_model", "model_card_sampling"]
 
 model_option = click.option(
     "--model", "model_choice", metavar="ID|FILE", help="Catalog id or path to a .gguf file."

@@ -11,7 +11,7 @@ from hearth.consent.rules import (
     RuleSource,
 )
 from hearth.consent.scopes import exact_scope, scope_matches, scope_suggestions
-from hearth.consent.taint import TaintNote, TaintTracker, fence
+from hearth.consent.taint import TaintNote, TaintTracker, fence, unfence
 
 __all__ = [
     "ConsentError",
@@ -29,4 +29,5 @@ __all__ = [
     "fence",
     "scope_matches",
     "scope_suggestions",
+    "unfence",
 ]

@@ -105,3 +105,17 @@ def test_the_source_label_cannot_break_the_fence() -> None:
 def test_fences_are_stable_for_the_prompt_cache() -> None:
     assert fence("same text", "src") == fence("same text", "src")
     assert fence("same text", "src") != fence("other text", "src")
+
+
+def test_unfence_gives_back_exactly_what_was_fenced() -> None:
+    from hearth.consent import fence, unfence
+
+    for text in ["plain", "two\nlines", 'quote " and <untrusted-data id="x"> inside', ""]:
+        fenced = fence(text, "files.read result")
+        assert unfence(fenced) == fence_body(text)
+    assert unfence("Denied: the user said no") == "Denied: the user said no"
+
+
+def fence_body(text: str) -> str:
+    # Tags inside the text are defused by fence(); unfence() does not undo that.
+    return text.replace("<untrusted-data", "\u2039untrusted-data")
