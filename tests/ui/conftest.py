@@ -12,10 +12,18 @@ import pytest
 # Before Qt starts: tests run offscreen unless the run asks for a real X server (Xvfb in CI).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QThread  # noqa: E402
-from PySide6.QtWidgets import QWidget  # noqa: E402
+from PySide6.QtCore import QThread
+from PySide6.QtWidgets import QApplication, QWidget
 
 SCREENSHOTS = Path(os.environ.get("HEARTH_SCREENSHOTS", "build/screenshots"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def hearth_theme(qapp: QApplication) -> None:
+    """Every UI test sees the app as users do: Hearth's light theme and stylesheet."""
+    from hearth.ui import theme
+
+    theme.apply_theme(qapp, theme.LIGHT)
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +51,8 @@ def _live_qobjects(kind: type) -> list:
 
 
 def save_screenshot(widget: QWidget, name: str) -> Path:
-    """Grab `widget` as it is drawn now and save it under the screenshots folder."""
+    """Grab `widget` once pending layout events ran; save it in the screenshots folder."""
+    QApplication.processEvents()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     assert widget.grab().save(str(path)), f"could not save {path}"

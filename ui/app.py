@@ -1,0 +1,146 @@
+"""`hearth` with no subcommand: the desktop app.
+
+The window appears at once; the model loads on the worker pool behind it. Without a model, the
+chat says so and points to the Models page.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from hearth.assistant import Assistant
+from hearth.engine.types import ChatModel
+from hearth.errors import HearthError, ModelNotFoundError
+from hearth.models import load_chat_model
+from hearth.models.lookup import resolve_model
+from hearth.ui import theme
+from hearth.ui.context import UiContext
+from hearth.ui.main_window import MainWindow
+from hearth.ui.ops import run_op
+from hearth.ui.tray import Tray
+
+QUIT_AFTER_ENV = "HEARTH_QUIT_AFTER_MS"
+CONTEXT_TOKENS = 8192
+SIGNAL_POLL_MS = 250
+FIRST_RUN = (
+    "No model is installed yet. Hearth needs one on this computer to answer you: "
+    "download the recommended model or import a .gguf file you already have."
+)
+FIRST_RUN_NO_PAGE = (
+    FIRST_RUN + " In a terminal: hearth models download, or hearth models import FILE."
+)
+
+
+def load_installed_model(assistant: Assistant) -> ChatModel:
+    """Load the best installed model (bundled, then the user's, then packaged) and use it."""
+    model = load_chat_model(resolve_model(None), CONTEXT_TOKENS)
+    # Adopted here rather than on the main thread, so a model loaded just as the app quits
+    # is still closed with the assistant.
+    assistant.use_model(model)
+    return model
+
+
+def start_loading_model(
+    window: MainWindow,
+    context: UiContext,
+    load: Callable[[Assistant], ChatModel] = load_installed_model,
+) -> None:
+    """Load a model on the pool; without one, the chat explains how to get one."""
+    chat = window.chat
+    chat.status.set_loading(True)
+
+    def loaded(_model: ChatModel) -> None:
+        chat.hide_first_run()
+        chat.status.refresh()
+
+    def failed(error: Exception) -> None:
+        chat.status.set_loading(False)
+        has_page = any(page.title == "Models" for page in window.page_classes)
+        if isinstance(error, ModelNotFoundError):
+            chat.show_first_run(
+                FIRST_RUN if has_page else FIRST_RUN_NO_PAGE, can_open_models=has_page
+            )
+            return
+        chat.show_first_run(f"The model could not be loaded: {error}", can_open_models=has_page)
+        context.errors.show(window, "load the model", error)
+
+    run_op(
+        context.pool,
+        lambda: load(context.assistant),
+        receiver=window,
+        success=loaded,
+        failure=failed,
+    )
+
+
+def report_startup_problems(window: MainWindow, assistant: Assistant) -> None:
+    """Plugins that were skipped and side effects a crash left unconfirmed, in one message."""
+    lines = [
+        f"Plugin {failure.plugin} was skipped: {failure.error}"
+        for failure in assistant.plugins.failed
+    ]
+    lines += [
+        f"A previous run started {intent.tool} but never confirmed it finished; check whether it "
+        "happened. Hearth will not retry it."
+        for intent in assistant.unresolved
+    ]
+    if lines:
+        window.context.errors.show(
+            window, "start everything cleanly", HearthError("\n".join(lines))
+        )
+
+
+def quit_after(window: MainWindow) -> None:
+    """For smoke tests: close the window after $HEARTH_QUIT_AFTER_MS milliseconds."""
+    delay = os.environ.get(QUIT_AFTER_ENV, "").strip()
+    if delay.isdigit():
+        QTimer.singleShot(int(delay), window.close)
+
+
+def close_on_interrupt(window: MainWindow) -> Callable[..., object] | int | None:
+    """Ctrl+C in the terminal closes the window cleanly; returns the handler it replaced."""
+    previous = signal.signal(signal.SIGINT, lambda *_: window.close())
+    # Python only runs signal handlers between bytecodes; a tick lets it out of Qt's loop.
+    ticker = QTimer(window, interval=SIGNAL_POLL_MS)
+    ticker.timeout.connect(lambda: None)
+    ticker.start()
+    return previous
+
+
+def main() -> int:
+    """Run the desktop app until its window closes; the exit status."""
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Hearth")
+    app.setDesktopFileName("hearth")
+    app.setWindowIcon(theme.app_icon())
+    watcher = theme.ThemeWatcher(app)
+    try:
+        assistant = Assistant()
+    except HearthError as error:
+        QMessageBox.critical(None, "Hearth", f"Hearth could not start.\n\n{error}")
+        return 1
+    context = UiContext(assistant)
+    window = MainWindow(context)
+    watcher.theme_did_change.connect(lambda _theme: window.refresh_icons())
+    tray = Tray(window)
+    window.closed.connect(app.quit)
+    window.show()
+    report_startup_problems(window, assistant)
+    start_loading_model(window, context)
+    quit_after(window)
+    previous_interrupt = close_on_interrupt(window)
+    try:
+        return app.exec()
+    finally:
+        signal.signal(signal.SIGINT, previous_interrupt)
+        tray.hide()
+        window.shutdown()
+        context.shutdown()
+        assistant.close()

@@ -1,0 +1,1 @@
+"""The chat: streaming transcript, reasoning, tool-call cards, composer, inference worker."""

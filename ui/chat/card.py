@@ -1,0 +1,271 @@
+"""A tool-call card: what the model wants to run, why Hearth asks, the user's answer, the result.
+
+Keyboard: the buttons carry mnemonics (Alt+O, Alt+F, Alt+E, Alt+D) and focus lands on Deny, so
+Enter or Space on a fresh card refuses; nothing is one keystroke away from "always".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from hearth.agent import AllowOnce, Deny
+from hearth.ui import theme
+from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
+from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
+
+VALUE_CHARS = 300
+EFFECT_WORDS = {
+    "read": "reads your data",
+    "write": "changes your data",
+    "send": "sends something out",
+    "system": "changes system settings",
+}
+OUTCOME_WORDS = {"executed": "Done", "failed": "Failed", "denied": "Not run", "invalid": "Not run"}
+
+
+def shown_value(value: Any) -> str:
+    """An argument value as a person reads it: text as is, anything else as compact JSON."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
+
+
+def _label(name: str, text: str = "", *, wrap: bool = True) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setWordWrap(wrap)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+    return label
+
+
+class ToolCard(QFrame):
+    """Shows one `ToolCardEntry`; the buttons announce the user's choice, the owner acts on it."""
+
+    answered = Signal(object)  # an Answer for the ConsentRequest
+    undo_requested = Signal()
+    layout_did_change = Signal()  # the card may need a different height now
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolCard")
+        self.setAutoFillBackground(True)
+        self.entry: ToolCardEntry | None = None
+        self._shown_arguments: dict[str, Any] | None = None
+        layout = self._layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 12, 16, 12)
+        layout.setSpacing(8)
+        layout.addLayout(self._build_header())
+        self.arguments = QWidget()
+        self.arguments_grid = QGridLayout(self.arguments)
+        self.arguments_grid.setContentsMargins(0, 0, 0, 0)
+        self.arguments_grid.setHorizontalSpacing(12)
+        self.arguments_grid.setVerticalSpacing(3)
+        self.arguments_grid.setColumnStretch(1, 1)
+        layout.addWidget(self.arguments)
+        self.preview = _label("preview")
+        self.taint = _label("taint")
+        self.why = _label("why")
+        layout.addWidget(self.preview)
+        layout.addWidget(self.taint)
+        layout.addWidget(self.why)
+        layout.addWidget(self._build_buttons())
+        self.answer_note = _label("why")
+        layout.addWidget(self.answer_note)
+        layout.addLayout(self._build_result())
+
+    def _build_header(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        self.icon = QLabel()
+        self.title = _label("cardTitle", wrap=False)
+        self.badge = _label("badge", wrap=False)
+        self.state = _label("cardState", wrap=False)
+        row.addWidget(self.icon)
+        row.addWidget(self.title)
+        row.addWidget(self.badge)
+        row.addStretch(1)
+        row.addWidget(self.state)
+        return row
+
+    def _build_buttons(self) -> QWidget:
+        self.buttons = QWidget()
+        row = QHBoxLayout(self.buttons)
+        row.setContentsMargins(0, 4, 0, 0)
+        row.setSpacing(8)
+        self.allow_once = QPushButton("Allow &once")
+        self.allow_once.setProperty("accent", True)
+        self.allow_for = QPushButton("Allow &for…")
+        self.edit = QPushButton("&Edit arguments…")
+        self.deny = QPushButton("&Deny")
+        for button in (self.allow_once, self.allow_for, self.edit):
+            button.setAutoDefault(False)
+            row.addWidget(button)
+        row.addStretch(1)
+        row.addWidget(self.deny)
+        self.deny.setAutoDefault(True)  # Enter on a focused card refuses
+        self.allow_once.clicked.connect(lambda: self._answer_once())
+        self.allow_for.clicked.connect(self._ask_duration)
+        self.edit.clicked.connect(self._ask_arguments)
+        self.deny.clicked.connect(lambda: self._answer_deny())
+        return self.buttons
+
+    def _build_result(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        self.result = _label("result")
+        self.undo = QPushButton("&Undo")
+        self.undo.setProperty("flat", True)
+        self.undo.clicked.connect(self.undo_requested)
+        row.addWidget(self.result, 1)
+        row.addWidget(self.undo, 0, Qt.AlignmentFlag.AlignTop)
+        return row
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.layout_did_change.emit()
+        return handled
+
+    def focus_default(self) -> None:
+        """Put keyboard focus on the safe choice."""
+        if self.buttons.isVisible() and self.deny.isEnabled():
+            self.deny.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def show_entry(self, entry: ToolCardEntry) -> None:
+        self.entry = entry
+        asking = entry.state is CardState.ASKING
+        self.setProperty("asking", asking)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self._show_header(entry)
+        self._show_arguments(entry.arguments)
+        default_preview = entry.preview in ("", entry.tool) or entry.preview.startswith(
+            f"{entry.tool}("
+        )
+        self._set(self.preview, "" if default_preview else entry.preview)
+        self._set(self.taint, "\n".join(f"⚠  {note}" for note in entry.taint))
+        self._set(self.why, _why(entry) if entry.state is not CardState.DONE else "")
+        self.buttons.setVisible(asking)
+        self._set(self.answer_note, entry.answer if entry.state is not CardState.ASKING else "")
+        self._show_result(entry)
+        # Shown and hidden parts only reach the layout on its next event; the view measures
+        # the card before that, so the layout must forget its old geometry now.
+        self._layout.invalidate()
+
+    def _show_header(self, entry: ToolCardEntry) -> None:
+        self.icon.setPixmap(theme.icon("tool", theme.current().muted).pixmap(18, 18))
+        self.title.setText(entry.tool)
+        self._set(self.badge, EFFECT_WORDS.get(entry.effect, ""))
+        self.state.setText(_state_words(entry))
+
+    def _show_arguments(self, arguments: dict[str, Any]) -> None:
+        if arguments == self._shown_arguments:
+            return
+        self._shown_arguments = dict(arguments)
+        while self.arguments_grid.count():
+            item = self.arguments_grid.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        for row, (name, value) in enumerate(arguments.items()):
+            name_label = _label("argName", name, wrap=False)
+            self.arguments_grid.addWidget(name_label, row, 0, Qt.AlignmentFlag.AlignTop)
+            self.arguments_grid.addWidget(_label("argValue", shown_value(value)), row, 1)
+        self.arguments.setVisible(bool(arguments))
+        self.arguments.updateGeometry()  # the card measures it before the grid's next event
+
+    def _show_result(self, entry: ToolCardEntry) -> None:
+        text = ""
+        if entry.state is CardState.DONE and entry.outcome:
+            text = _result_words(entry)
+        self.result.setProperty("outcome", entry.outcome)
+        self.result.style().unpolish(self.result)
+        self.result.style().polish(self.result)
+        if entry.undo is UndoState.DONE:
+            text += f"\n{entry.undo_note}"
+        self._set(self.result, text)
+        self.undo.setVisible(entry.undo in (UndoState.AVAILABLE, UndoState.RUNNING))
+        self.undo.setEnabled(entry.undo is UndoState.AVAILABLE)
+        self.undo.setText("Undoing…" if entry.undo is UndoState.RUNNING else "&Undo")
+
+    @staticmethod
+    def _set(label: QLabel, text: str) -> None:
+        label.setText(text)
+        label.setVisible(bool(text))
+
+    def _answer_once(self) -> None:
+        self.answered.emit(AllowOnce())
+
+    def _answer_deny(self) -> None:
+        self.answered.emit(Deny("the user said no"))
+
+    def _ask_duration(self) -> None:
+        if self.entry is None:
+            return
+        dialog = AllowForDialog(self.entry.tool, self.entry.scopes, self.window())
+        dialog.accepted.connect(lambda: self.answered.emit(dialog.choice()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def _ask_arguments(self) -> None:
+        if self.entry is None:
+            return
+        entry = self.entry
+        dialog = EditArgumentsDialog(entry.tool, entry.arguments, entry.check, self.window())
+        dialog.accepted.connect(lambda: self.answered.emit(dialog.choice()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+
+def _state_words(entry: ToolCardEntry) -> str:
+    if entry.state is CardState.PROPOSED:
+        return "Checking permission…"
+    if entry.state is CardState.ASKING:
+        return "Needs your approval"
+    if entry.state is CardState.ANSWERED:
+        return "Working…"
+    words = OUTCOME_WORDS.get(entry.outcome, "")
+    if entry.outcome == "executed" and entry.duration_ms >= 1:
+        words += f" in {_duration(entry.duration_ms)}"
+    return words
+
+
+def _duration(ms: float) -> str:
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def _why(entry: ToolCardEntry) -> str:
+    lines = []
+    if entry.reason:
+        lines.append(f"Why Hearth asks: {entry.reason}.")
+    if entry.state is CardState.ASKING:
+        lines.append(f"Rule: {entry.rule}." if entry.rule else "Rule: none yet — Hearth asks.")
+    return "\n".join(lines)
+
+
+def _result_words(entry: ToolCardEntry) -> str:
+    lines = []
+    if entry.decided_by.startswith("rule"):
+        rule = entry.rule or entry.decided_by
+        lines.append(f"Allowed automatically by your rule: {rule}.")
+    elif entry.decided_by.startswith("fail-closed"):
+        lines.append(f"Refused automatically ({entry.decided_by.removeprefix('fail-closed: ')}).")
+    if entry.outcome == "executed":
+        lines.append(f"✓  {entry.result}" if entry.result else "✓  Done.")
+    elif entry.result:
+        lines.append(entry.result)
+    return "\n".join(lines)

@@ -1,0 +1,137 @@
+"""The two questions a tool card may open: how long to allow a call for, and which arguments."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from hearth.agent import AllowFor, EditArguments
+from hearth.consent import Duration
+
+Check = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+DURATION_CHOICES: list[tuple[Duration, str]] = [
+    ("conversation", "For this conversation"),
+    ("hour", "For the next hour"),
+    ("always", "Always, until I revoke it under Permissions"),
+]
+
+
+class AllowForDialog(QDialog):
+    """Pick how long (and, where the tool names a resource, for which one) to allow a call.
+
+    The preselected answer is the shortest lasting one, so Enter never grants "always".
+    """
+
+    def __init__(self, tool: str, scopes: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Allow {tool}")
+        layout = QVBoxLayout(self)
+        layout.setSpacing(8)
+        layout.addWidget(QLabel(f"Let Hearth run <b>{tool}</b> without asking:"))
+        self.durations = QButtonGroup(self)
+        for number, (duration, label) in enumerate(DURATION_CHOICES):
+            button = QRadioButton(label)
+            button.setProperty("duration", duration)
+            button.setChecked(number == 0)
+            self.durations.addButton(button, number)
+            layout.addWidget(button)
+        self.scope = QComboBox()
+        self.scope.addItems(list(scopes))
+        if scopes:
+            layout.addSpacing(6)
+            layout.addWidget(QLabel("Only for:"))
+            layout.addWidget(self.scope)
+        layout.addSpacing(6)
+        layout.addWidget(_buttons(self, "Allow"))
+        self.durations.button(0).setFocus()
+
+    def choice(self) -> AllowFor:
+        checked = self.durations.checkedButton()
+        duration: Duration = checked.property("duration") if checked else "conversation"
+        scope = self.scope.currentText() if self.scope.count() else None
+        return AllowFor(duration, scope=scope)
+
+
+class EditArgumentsDialog(QDialog):
+    """Edit a call's arguments as JSON; the tool's own check runs as you type."""
+
+    def __init__(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        check: Check | None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Edit the arguments for {tool}")
+        self.resize(520, 360)
+        self._check = check
+        self._arguments: dict[str, Any] | None = None
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Change what the call will use, then run it:"))
+        self.editor = QPlainTextEdit(json.dumps(dict(arguments), indent=2, ensure_ascii=False))
+        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        layout.addWidget(self.editor, 1)
+        self.problem = QLabel()
+        self.problem.setObjectName("error")
+        self.problem.setWordWrap(True)
+        layout.addWidget(self.problem)
+        buttons = _buttons(self, "Run with these arguments")
+        self.run = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        layout.addWidget(buttons)
+        self.editor.textChanged.connect(self._revalidate)
+        self._revalidate()
+
+    def choice(self) -> EditArguments:
+        assert self._arguments is not None, "the dialog only accepts valid arguments"
+        return EditArguments(self._arguments)
+
+    def _revalidate(self) -> None:
+        self._arguments, problem = parse_arguments(self.editor.toPlainText(), self._check)
+        self.problem.setText(problem)
+        self.problem.setVisible(bool(problem))
+        self.run.setEnabled(self._arguments is not None)
+
+
+def _buttons(dialog: QDialog, accept_text: str) -> QDialogButtonBox:
+    """OK (named `accept_text`) as the default, Cancel never taking Enter for itself."""
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+    )
+    accept = buttons.button(QDialogButtonBox.StandardButton.Ok)
+    accept.setText(accept_text)
+    accept.setDefault(True)
+    buttons.button(QDialogButtonBox.StandardButton.Cancel).setAutoDefault(False)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
+def parse_arguments(text: str, check: Check | None) -> tuple[dict[str, Any] | None, str]:
+    """The edited arguments, or None and what is wrong with them."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"Not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})."
+    if not isinstance(data, dict):
+        return None, 'The arguments must be a JSON object: { "name": value, … }.'
+    if check is not None:
+        try:
+            check(data)
+        except Exception as error:  # the tool's own check says what is wrong
+            return None, str(error)
+    return data, ""

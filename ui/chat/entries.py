@@ -1,0 +1,121 @@
+"""What the transcript holds: plain records that the list model serves and the delegate draws."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Literal
+
+_ids = itertools.count(1)
+
+
+class CardState(Enum):
+    PROPOSED = "proposed"  # the gate is deciding
+    ASKING = "asking"  # waiting for the user's answer
+    ANSWERED = "answered"  # the user answered; the call is being run or refused
+    DONE = "done"  # ToolRan arrived (or the card came from history)
+
+
+class UndoState(Enum):
+    UNAVAILABLE = "unavailable"
+    AVAILABLE = "available"
+    RUNNING = "running"
+    DONE = "done"
+
+
+Tone = Literal["info", "warning", "error"]
+
+
+@dataclass(eq=False, kw_only=True)
+class Entry:
+    """One row of the transcript; `version` changes whenever what is drawn changes."""
+
+    id: int = field(default_factory=lambda: next(_ids))
+    version: int = 0
+
+    def touch(self) -> None:
+        self.version += 1
+
+    @property
+    def copy_text(self) -> str:
+        return ""
+
+
+@dataclass(eq=False, kw_only=True)
+class UserEntry(Entry):
+    text: str
+
+    @property
+    def copy_text(self) -> str:
+        return self.text
+
+
+@dataclass(eq=False, kw_only=True)
+class ReasoningEntry(Entry):
+    """The model's thinking: shown while it streams, folded away once the answer starts."""
+
+    text: str = ""
+    live: bool = True
+    collapsed: bool = False
+
+    @property
+    def copy_text(self) -> str:
+        return self.text.strip()
+
+
+@dataclass(eq=False, kw_only=True)
+class AnswerEntry(Entry):
+    text: str = ""
+    live: bool = True
+
+    @property
+    def copy_text(self) -> str:
+        return self.text.strip()
+
+
+@dataclass(eq=False, kw_only=True)
+class NoticeEntry(Entry):
+    """A line from Hearth itself: stopped, an error, a limit reached."""
+
+    text: str
+    tone: Tone = "info"
+
+    @property
+    def copy_text(self) -> str:
+        return self.text
+
+
+@dataclass(eq=False, kw_only=True)
+class ToolCardEntry(Entry):
+    """A proposed tool call, from the proposal through the user's answer to its result."""
+
+    call_id: str
+    tool: str
+    effect: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    preview: str = ""
+    state: CardState = CardState.PROPOSED
+    reason: str = ""  # why the gate asked
+    rule: str = ""  # the rule that applies (asked) or that allowed it (auto-allowed)
+    taint: tuple[str, ...] = ()  # "recipient 'x@y.z' came from email 'Invoice'"
+    scopes: tuple[str, ...] = ()  # what "Allow for…" may cover, narrowest first
+    check: Callable[[Mapping[str, Any]], Any] | None = None  # the tool's argument check
+    answer: str = ""  # the user's answer in words, once given
+    outcome: str = ""  # executed | failed | denied | invalid
+    result: str = ""
+    decided_by: str = ""
+    duration_ms: float = 0.0
+    undo: UndoState = UndoState.UNAVAILABLE
+    undo_note: str = ""
+
+    @property
+    def copy_text(self) -> str:
+        lines = [f"{self.tool}: {self.preview}"]
+        if self.result:
+            lines.append(f"{self.outcome}: {self.result}")
+        return "\n".join(lines)
+
+
+TranscriptEntry = UserEntry | ReasoningEntry | AnswerEntry | NoticeEntry | ToolCardEntry

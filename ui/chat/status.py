@@ -1,0 +1,78 @@
+"""The model indicator: which model is loaded, its quantisation, speed and context in use."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QWidget
+
+from hearth.engine.types import ModelInfo
+from hearth.ui.chat.controller import TurnSpeed
+from hearth.ui.context import UiContext
+
+LOADING = "Loading model…"
+NO_MODEL = "No model loaded"
+
+
+NAME_CHARS = 28
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1].rstrip() + "…"
+
+
+class ModelStatus(QLabel):
+    """A small chip: "SmolLM2 · Q8_0 · 92 tok/s · 812 / 4,096 tokens"."""
+
+    def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statusChip")
+        self.context = context
+        self.info: ModelInfo | None = None
+        self.speed: TurnSpeed | None = None
+        self._loading = False
+        self._render()
+
+    def set_loading(self, loading: bool) -> None:
+        self._loading = loading
+        self._render()
+
+    def refresh(self) -> None:
+        """Read the model's description on the pool: a remote model's may need the network."""
+        model = self.context.assistant.model
+        if model is None:
+            self.show_model(None)
+            return
+        self.context.run(
+            lambda: model.info,
+            receiver=self,
+            success=self.show_model,
+            doing="read the model's details",
+        )
+
+    def show_model(self, info: ModelInfo | None) -> None:
+        if info is not self.info:
+            self.speed = None
+        self.info = info
+        self._loading = False
+        self._render()
+
+    def show_speed(self, speed: TurnSpeed) -> None:
+        self.speed = speed
+        self._render()
+
+    def _render(self) -> None:
+        if self.info is None:
+            self.setText(LOADING if self._loading else NO_MODEL)
+            self.setToolTip("Choose a model under Models." if not self._loading else "")
+            return
+        info = self.info
+        parts = [_short(info.name), info.quantization]
+        if self.speed is not None and self.speed.tokens_per_second > 0:
+            parts.append(f"{self.speed.tokens_per_second:.0f} tok/s")
+        used = self.speed.context_used if self.speed else 0
+        parts.append(f"{used:,} / {info.context_length:,} tokens")
+        self.setText(" · ".join(part for part in parts if part))
+        self.setToolTip(
+            f"{info.name} ({info.architecture}, {info.quantization})\n{info.source}\n"
+            f"Tool-call format: {info.tool_format}\nContext in use: {used:,} of "
+            f"{info.context_length:,} tokens"
+        )
