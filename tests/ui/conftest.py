@@ -30,13 +30,18 @@ def hearth_theme(qapp: QApplication) -> None:
 def no_leaked_qthreads(qapp: object) -> Iterator[None]:
     """Fail any test that leaves a QThread running (napari does the same)."""
     yield
-    gc.collect()
-    running = [thread for thread in _live_qobjects(QThread) if thread.isRunning()]
+    running = running_qthreads()
     if running:
         for thread in running:
             thread.quit()
             thread.wait(2000)
         pytest.fail(f"test left {len(running)} QThread(s) running: {running}")
+
+
+def running_qthreads() -> list[QThread]:
+    """Every QThread made from Python that is still running."""
+    gc.collect()
+    return [thread for thread in _live_qobjects(QThread) if thread.isRunning()]
 
 
 def _live_qobjects(kind: type) -> list:
