@@ -31,6 +31,8 @@ SCHEMA = (
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Names weigh more than body text: a file called "budget" beats one that mentions it.
 _RANK = "bm25(files_fts, 8.0, 1.0)"
+BROAD_MATCHES = 1000
+_EXCERPT_CHARS = 60
 
 
 class FileIndexError(HearthError):
@@ -174,20 +176,34 @@ class FileIndex:
                 sql + " ORDER BY f.mtime DESC LIMIT ?", (*params, query.limit)
             )
             return [Hit(Path(p), k, s, m, snip) for p, k, s, m, snip in rows]
-        found = self._matching(_terms(words, " AND "), where, params, query.limit)
+        found = self._best(_terms(words, " AND "), words, where, params, query.limit)
         if not found and len(words) > 1:
-            found = self._matching(_terms(words, " OR "), where, params, query.limit)
+            found = self._best(_terms(words, " OR "), words, where, params, query.limit)
         return found
 
-    def _matching(self, match: str, where: str, params: list[object], limit: int) -> list[Hit]:
-        sql = (
-            "SELECT f.path, f.kind, f.size, f.mtime,"
-            " snippet(files_fts, 1, '[', ']', ' … ', 12)"
-            " FROM files_fts JOIN files f ON f.id = files_fts.rowid"
-            f" WHERE files_fts MATCH ? AND {where} ORDER BY {_RANK} LIMIT ?"
+    def _best(
+        self, match: str, words: list[str], where: str, params: list[object], limit: int
+    ) -> list[Hit]:
+        # A word found in most files says little about relevance, and ranking thousands of
+        # matches costs more than the rest of the search: the newest of them come first instead.
+        conn = self._connection()
+        count = conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?)",
+            (match, BROAD_MATCHES + 1),
         )
-        rows = self._connection().execute(sql, (match, *params, limit))
-        return [Hit(Path(p), k, s, m, snip) for p, k, s, m, snip in rows]
+        order = _RANK if count.fetchone()[0] <= BROAD_MATCHES else "f.mtime DESC"
+        rows = conn.execute(
+            "SELECT f.id, f.path, f.kind, f.size, f.mtime"
+            " FROM files_fts JOIN files f ON f.id = files_fts.rowid"
+            f" WHERE files_fts MATCH ? AND {where} ORDER BY {order} LIMIT ?",
+            (match, *params, limit),
+        ).fetchall()
+        # Excerpts only for the rows kept; FTS5's snippet() would be made for every match.
+        hits = []
+        for row_id, path, kind, size, mtime in rows:
+            body = conn.execute("SELECT body FROM files_fts WHERE rowid = ?", (row_id,)).fetchone()
+            hits.append(Hit(Path(path), kind, size, mtime, excerpt(body[0] if body else "", words)))
+        return hits
 
     def close(self) -> None:
         with self._lock:
@@ -220,6 +236,20 @@ def _subtree(folder: Path) -> tuple[str, str]:
     # Every path below `folder` sorts between "folder/" and "folder0" ('0' follows '/').
     base = str(folder).rstrip("/")
     return base + "/", base + "0"
+
+
+def excerpt(text: str, words: list[str]) -> str:
+    """The first place one of `words` starts a word in `text`, marked like FTS5's snippets."""
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
+    found = pattern.search(text)
+    if found is None:
+        return ""
+    start, end = found.span()
+    before = text[max(0, start - _EXCERPT_CHARS) : start]
+    after = text[end : end + _EXCERPT_CHARS]
+    lead = "… " if start > _EXCERPT_CHARS else ""
+    tail = " …" if end + _EXCERPT_CHARS < len(text) else ""
+    return " ".join(f"{lead}{before}[{found.group(0)}]{after}{tail}".split())
 
 
 def _terms(words: list[str], joiner: str) -> str:

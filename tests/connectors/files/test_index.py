@@ -1,0 +1,72 @@
+"""The FTS5 index on its own: ranking, broad words, folders, removal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hearth.connectors.files.index import BROAD_MATCHES, Entry, FileIndex, Query, excerpt
+
+
+def fill(index: FileIndex, root: Path, texts: dict[str, tuple[str, float]]) -> None:
+    with index.writing() as conn:
+        for name, (text, mtime) in texts.items():
+            index.put(conn, Entry(root / name, "txt", len(text), mtime), text)
+
+
+def test_relevant_files_rank_first(tmp_path: Path) -> None:
+    index = FileIndex(tmp_path / "index.sqlite3")
+    root = tmp_path / "Documents"
+    fill(
+        index,
+        root,
+        {
+            "budget.txt": ("numbers for next year", 1.0),
+            "notes.txt": ("the budget, the budget and the budget again", 2.0),
+            "other.txt": ("a budget is mentioned once among many other words here", 3.0),
+        },
+    )
+    names = [hit.path.name for hit in index.search(Query("budget"), [root])]
+    assert names[0] == "budget.txt"  # names weigh more than text
+    assert set(names) == {"budget.txt", "notes.txt", "other.txt"}
+
+
+def test_a_word_in_most_files_lists_the_newest_with_an_excerpt(tmp_path: Path) -> None:
+    index = FileIndex(tmp_path / "index.sqlite3")
+    root = tmp_path / "Documents"
+    count = BROAD_MATCHES + 50
+    fill(
+        index,
+        root,
+        {
+            f"report-{n:04d}.txt": (f"Quarterly report {n}: the Budget was discussed at length.", n)
+            for n in range(count)
+        },
+    )
+    hits = index.search(Query("budget", limit=3), [root])
+    assert [hit.path.name for hit in hits] == [
+        f"report-{n:04d}.txt" for n in (count - 1, count - 2, count - 3)
+    ]
+    assert "[Budget]" in hits[0].snippet
+
+
+def test_folder_filter_and_removal(tmp_path: Path) -> None:
+    index = FileIndex(tmp_path / "index.sqlite3")
+    root = tmp_path / "Documents"
+    fill(
+        index,
+        root,
+        {"a/x.txt": ("heron", 1.0), "ab/y.txt": ("heron", 1.0), "b/z.txt": ("heron", 1.0)},
+    )
+    inside_a = index.search(Query("heron", folder=root / "a"), [root])
+    assert [hit.path.name for hit in inside_a] == ["x.txt"]  # "ab" is not inside "a"
+    with index.writing() as conn:
+        assert index.remove(conn, root / "a") == 1
+    assert {hit.path.name for hit in index.search(Query("heron"), [root])} == {"y.txt", "z.txt"}
+    assert index.search(Query("heron"), [tmp_path / "elsewhere"]) == []
+
+
+def test_excerpt_marks_the_first_match() -> None:
+    text = "x " * 100 + "the Heronry is open " + "y " * 100
+    shown = excerpt(text, ["heron"])
+    assert "[Heronry]" in shown and shown.startswith("…") and shown.endswith("…")
+    assert excerpt("nothing here", ["heron"]) == ""
