@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sized
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
     QObject,
-    QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
@@ -18,6 +16,7 @@ from PySide6.QtGui import QPalette
 from hearth.consent import RuleBook
 from hearth.store import AuditEntry
 from hearth.ui.pages.chrome import Tone, tone_color
+from hearth.ui.pages.table_model import ColumnsTableModel, Index
 
 COLUMNS = ("When", "Tool", "Outcome", "Decided by", "Arguments", "Result")
 WHEN, TOOL, OUTCOME, DECIDED_BY, ARGUMENTS, RESULT = range(len(COLUMNS))
@@ -32,11 +31,12 @@ OUTCOME_WORDS = {
 }
 _OUTCOME_TONES: dict[str, Tone] = {"denied": "bad", "failed": "bad", "unknown": "warn"}
 _CELL_CHARS = 200
-_Index = QModelIndex | QPersistentModelIndex
 
 
-class AuditTableModel(QAbstractTableModel):
+class AuditTableModel(ColumnsTableModel):
     """Rows are audit entries, newest first as loaded; `decided_by` is put into words."""
+
+    columns = COLUMNS
 
     def __init__(self, rules: RuleBook, palette: QPalette, parent: QObject | None = None):
         super().__init__(parent)
@@ -49,20 +49,10 @@ class AuditTableModel(QAbstractTableModel):
         self.entries = list(entries)
         self.endResetModel()
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.entries)
+    def items(self) -> Sized:
+        return self.entries
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         entry, column = self.entries[index.row()], index.column()
@@ -137,7 +127,7 @@ class AuditFilter(QSortFilterProxyModel):
         rows = (self.mapToSource(self.index(row, 0)).row() for row in range(self.rowCount()))
         return [source.entries[row] for row in rows]
 
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         source = self.sourceModel()
         assert isinstance(source, AuditTableModel)
         entry = source.entries[source_row]

@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont, QPalette
 
 from hearth.ui.pages.chrome import Tone, muted_color, tone_color
 from hearth.ui.pages.model_inventory import ModelRow
+from hearth.ui.pages.table_model import ColumnsTableModel, Index
 from hearth.ui.pages.units import file_size, percent
 
 COLUMNS = ("Model", "Quantization", "Size", "Licence", "Status")
 LABEL, QUANT, SIZE, LICENSE, STATUS = range(len(COLUMNS))
 _SOURCE_WORDS = {"bundled": "Bundled", "user": "Installed", "package": "Installed (package)"}
-_Index = QModelIndex | QPersistentModelIndex
 
 
-class ModelTableModel(QAbstractTableModel):
+class ModelTableModel(ColumnsTableModel):
     """Rows from the inventory, plus live state: which file is in use, what is downloading."""
+
+    columns = COLUMNS
 
     def __init__(self, palette: QPalette, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -66,20 +69,10 @@ class ModelTableModel(QAbstractTableModel):
             return f"Needs the {row.entry.package} package"
         return "Not installed"
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
+    def items(self) -> Sized:
+        return self.rows
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row, column = self.rows[index.row()], index.column()

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPalette
 
 from hearth.ui.pages.chrome import muted_color, tone_color
+from hearth.ui.pages.table_model import ColumnsTableModel, Index
 
 if TYPE_CHECKING:
     from hearth.connectors.files import IndexStatus
 
 COLUMNS = ("Folder", "Index")
 FOLDER, INDEX = range(len(COLUMNS))
-_Index = QModelIndex | QPersistentModelIndex
 
 
 def resting_words(state: str) -> str:
@@ -45,8 +46,10 @@ def summary(status: IndexStatus, folder_count: int) -> str:
     return "Indexing is not running: it starts with the assistant."
 
 
-class FolderTableModel(QAbstractTableModel):
+class FolderTableModel(ColumnsTableModel):
     """Rows are granted folders; the Index column follows the latest status."""
+
+    columns = COLUMNS
 
     def __init__(self, palette: QPalette, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -78,20 +81,10 @@ class FolderTableModel(QAbstractTableModel):
             return f"Indexing {status.done:,} of {status.total:,}"
         return resting_words(status.state)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.folders)
+    def items(self) -> Sized:
+        return self.folders
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         folder = self.folders[index.row()]

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont, QPalette
 
 from hearth.consent import Rule
 from hearth.tools import ToolRegistry
 from hearth.ui.pages.chrome import Tone, muted_color, tone_color
+from hearth.ui.pages.table_model import ColumnsTableModel, Index
 from hearth.ui.pages.units import local_time, relative_time
 
 COLUMNS = ("Tool", "Effect", "Decision", "Scope", "Expires", "Last used")
@@ -20,11 +21,12 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 _DECISION_WORDS = {"allow": "Allow", "ask": "Ask first", "deny": "Deny"}
 _DECISION_TONES: dict[str, Tone] = {"allow": "good", "ask": "warn", "deny": "bad"}
-_Index = QModelIndex | QPersistentModelIndex
 
 
-class RuleTableModel(QAbstractTableModel):
+class RuleTableModel(ColumnsTableModel):
     """Rows are `Rule`s; the page decides which (live only, or every rule)."""
+
+    columns = COLUMNS
 
     def __init__(
         self,
@@ -56,20 +58,10 @@ class RuleTableModel(QAbstractTableModel):
             first, last = self.index(0, EXPIRES), self.index(len(self._rules) - 1, LAST_USED)
             self.dataChanged.emit(first, last, [Qt.ItemDataRole.DisplayRole])
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rules)
+    def items(self) -> Sized:
+        return self._rules
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         rule, column = self._rules[index.row()], index.column()

@@ -9,23 +9,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from hearth import Connector, UndoFailed, hookimpl
+from hearth import UndoFailed
 from hearth.agent import AgentConfig, AllowOnce, ToolRan
 from hearth.assistant import Assistant
 from hearth.cli.main import cli
-from hearth.connectors.files import FileLibrary, files_connector
+from hearth.connectors.files import FileLibrary
 from hearth.engine.types import CancelToken
 from tests.app.agent.kit import drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
-
-
-class FilesPlugin:
-    def __init__(self, library: FileLibrary) -> None:
-        self.library = library
-
-    @hookimpl
-    def register_connectors(self, register: Callable[[Connector], None]) -> None:
-        register(files_connector(self.library))
+from tests.connectors.files.kit import FilesPlugin
 
 
 @pytest.fixture

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from hearth import Connector, hookimpl
 from hearth.agent import AgentConfig, AllowOnce, Answer, ConsentAsked, Deny, ToolRan, TurnDone
 from hearth.assistant import Assistant
-from hearth.connectors.files import FileLibrary, files_connector
+from hearth.connectors.files import FileLibrary
 from hearth.engine.llama import LlamaCppModel
 from hearth.engine.types import GenerationSettings
 from tests.app.agent.kit import drive, of
+from tests.connectors.files.kit import FilesPlugin
 
 pytestmark = pytest.mark.model
-
-
-class FilesPlugin:
-    def __init__(self, library: FileLibrary) -> None:
-        self.library = library
-
-    @hookimpl
-    def register_connectors(self, register: Callable[[Connector], None]) -> None:
-        register(files_connector(self.library))
 
 
 def test_real_model_searches_the_granted_folder(

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 
-from hearth import Connector, hookimpl
 from hearth.assistant import Assistant
-from hearth.connectors.files import FileLibrary, files_connector
+from hearth.connectors.files import FileLibrary
 from hearth.ui.chat.entries import UndoState
 from tests.app.agent.scripted import Reply, ScriptedModel
+from tests.connectors.files.kit import FilesPlugin
 from tests.ui.chat.kit import Desk, Harness, open_window
 from tests.ui.conftest import save_screenshot
 
 LEFT = Qt.MouseButton.LeftButton
-
-
-class FilesPlugin:
-    def __init__(self, library: FileLibrary) -> None:
-        self.library = library
-
-    @hookimpl
-    def register_connectors(self, register: Callable[[Connector], None]) -> None:
-        register(files_connector(self.library))
 
 
 @pytest.fixture

@@ -1,0 +1,33 @@
+"""What every flat table on the pages shares: fixed column titles over a list of rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sized
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class ColumnsTableModel(QAbstractTableModel):
+    """Row and column counts and header titles; subclasses give `columns` and `data()`."""
+
+    columns: tuple[str, ...] = ()
+
+    def items(self) -> Sized:
+        """The rows shown, one per item."""
+        raise NotImplementedError
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.items())
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.columns[section]
+        return None
