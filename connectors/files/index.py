@@ -6,15 +6,19 @@ Each thread gets its own connection; only the library's indexer thread writes.
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from hearth import HearthError
+
+log = logging.getLogger(__name__)
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS files ("
@@ -28,6 +32,8 @@ SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS files_fts USING fts5("
     " name, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')",
 )
+SCHEMA_VERSION = 2
+_DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Names weigh more than body text: a file called "budget" beats one that mentions it.
 _RANK = "bm25(files_fts, 8.0, 1.0)"
@@ -77,19 +83,38 @@ class FileIndex:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        with self.writing() as conn:
+        try:
+            self._prepare()
+        except sqlite3.DatabaseError as error:
+            if error.sqlite_errorcode not in _DAMAGED:
+                raise FileIndexError(f"cannot open the file index {path}: {error}") from None
+            # The index only mirrors files on disk, so a damaged one is set aside and rebuilt.
+            self.close()
+            kept = _set_aside(path)
+            log.warning("the file index was damaged (%s); kept it as %s, rebuilding", error, kept)
+            self._prepare()
+
+    def _prepare(self) -> None:
+        conn = self._connection()
+        with conn:
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                # An index from another version is a cache like any other: rebuilt by rescans.
+                conn.execute("DROP TABLE IF EXISTS files_fts")
+                conn.execute("DROP TABLE IF EXISTS files")
             for statement in SCHEMA:
                 conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
+            conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
             try:
-                conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
-            except sqlite3.DatabaseError as error:
-                raise FileIndexError(f"cannot open the file index {self.path}: {error}") from None
+            except sqlite3.DatabaseError:
+                conn.close()
+                raise
             self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)
@@ -211,6 +236,14 @@ class FileIndex:
                 conn.close()
             self._connections.clear()
         self._local = threading.local()
+
+
+def _set_aside(path: Path) -> Path:
+    kept = path.with_name(f"{path.name}.damaged-{int(time.time())}")
+    path.replace(kept)
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    return kept
 
 
 def _filters(query: Query, roots: list[Path]) -> tuple[str, list[object]]:

@@ -70,3 +70,30 @@ def test_excerpt_marks_the_first_match() -> None:
     shown = excerpt(text, ["heron"])
     assert "[Heronry]" in shown and shown.startswith("…") and shown.endswith("…")
     assert excerpt("nothing here", ["heron"]) == ""
+
+
+def test_a_damaged_index_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite3"
+    path.write_bytes(b"this is not a database, it was overwritten by something" * 100)
+    index = FileIndex(path)
+    fill(index, tmp_path, {"a.txt": ("heron", 1.0)})
+    assert [hit.path.name for hit in index.search(Query("heron"), [tmp_path])] == ["a.txt"]
+    [kept] = tmp_path.glob("index.sqlite3.damaged-*")
+    assert kept.read_bytes().startswith(b"this is not a database")
+    index.close()
+
+
+def test_an_index_from_another_version_starts_over(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "index.sqlite3"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT)")
+    old.execute("INSERT INTO files (path) VALUES ('/old/entry')")
+    old.commit()
+    old.close()
+    index = FileIndex(path)
+    assert index.count() == 0
+    fill(index, tmp_path, {"a.txt": ("heron", 1.0)})
+    assert index.count() == 1
+    index.close()
