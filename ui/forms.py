@@ -7,6 +7,7 @@ settings model's default applies, and a secret left blank keeps the one already 
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -34,18 +35,18 @@ SECRET_MISSING = "Not saved"
 _PATH_FORMATS = ("path", "file-path", "directory-path")
 
 
-class FieldInput:
+class FieldInput(ABC):
     """One field's input widget, read and written as plain JSON-like values (None: blank)."""
 
     def __init__(self, field: FormField, widget: QWidget) -> None:
         self.field = field
         self.widget = widget
 
-    def value(self) -> Any:
-        raise NotImplementedError
+    @abstractmethod
+    def value(self) -> Any: ...
 
-    def set_value(self, value: Any) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def set_value(self, value: Any) -> None: ...
 
 
 class TextInput(FieldInput):

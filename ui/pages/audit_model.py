@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sized
 from typing import Any
 
 from PySide6.QtCore import (
@@ -42,20 +41,17 @@ class AuditTableModel(ColumnsTableModel):
         super().__init__(parent)
         self._rules = rules
         self._palette = palette
-        self.entries: list[AuditEntry] = []
+        self.rows: list[AuditEntry] = []
 
     def set_entries(self, entries: list[AuditEntry]) -> None:
         self.beginResetModel()
-        self.entries = list(entries)
+        self.rows = list(entries)
         self.endResetModel()
-
-    def items(self) -> Sized:
-        return self.entries
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        entry, column = self.entries[index.row()], index.column()
+        entry, column = self.rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return _one_line(self.text(entry, column))
         if role == SORT_ROLE:
@@ -125,12 +121,12 @@ class AuditFilter(QSortFilterProxyModel):
         source = self.sourceModel()
         assert isinstance(source, AuditTableModel)
         rows = (self.mapToSource(self.index(row, 0)).row() for row in range(self.rowCount()))
-        return [source.entries[row] for row in rows]
+        return [source.rows[row] for row in rows]
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         source = self.sourceModel()
         assert isinstance(source, AuditTableModel)
-        entry = source.entries[source_row]
+        entry = source.rows[source_row]
         if self.tool is not None and entry.tool != self.tool:
             return False
         if self.outcome is not None and entry.outcome != self.outcome:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sized
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +67,6 @@ class ModelTableModel(ColumnsTableModel):
         if row.entry is not None and row.entry.package is not None:
             return f"Needs the {row.entry.package} package"
         return "Not installed"
-
-    def items(self) -> Sized:
-        return self.rows
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

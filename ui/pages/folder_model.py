@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sized
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,22 +53,22 @@ class FolderTableModel(ColumnsTableModel):
     def __init__(self, palette: QPalette, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._palette = palette
-        self.folders: list[Path] = []
+        self.rows: list[Path] = []
         self.status: IndexStatus | None = None
 
     def set_folders(self, folders: list[Path]) -> None:
         self.beginResetModel()
-        self.folders = list(folders)
+        self.rows = list(folders)
         self.endResetModel()
 
     def set_status(self, status: IndexStatus) -> None:
         self.status = status
-        if self.folders:
-            first, last = self.index(0, INDEX), self.index(len(self.folders) - 1, INDEX)
+        if self.rows:
+            first, last = self.index(0, INDEX), self.index(len(self.rows) - 1, INDEX)
             self.dataChanged.emit(first, last)
 
     def row_of(self, folder: Path) -> int | None:
-        return self.folders.index(folder) if folder in self.folders else None
+        return self.rows.index(folder) if folder in self.rows else None
 
     def index_words(self, folder: Path) -> str:
         status = self.status
@@ -81,13 +80,10 @@ class FolderTableModel(ColumnsTableModel):
             return f"Indexing {status.done:,} of {status.total:,}"
         return resting_words(status.state)
 
-    def items(self) -> Sized:
-        return self.folders
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        folder = self.folders[index.row()]
+        folder = self.rows[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return str(folder) if index.column() == FOLDER else self.index_words(folder)
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -146,7 +146,7 @@ class FoldersPage(QWidget):
 
     def selected_folder(self) -> Path | None:
         rows = self.table.selectionModel().selectedRows()
-        return self.model.folders[rows[0].row()] if rows else None
+        return self.model.rows[rows[0].row()] if rows else None
 
     def _update_buttons(self, *_: object) -> None:
         self.revoke_button.setEnabled(self.selected_folder() is not None)

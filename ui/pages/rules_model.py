@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sized
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
@@ -39,32 +39,29 @@ class RuleTableModel(ColumnsTableModel):
         self._tools = tools
         self._palette = palette
         self._clock = clock
-        self._rules: list[Rule] = []
+        self.rows: list[Rule] = []
 
     def set_rules(self, rules: list[Rule]) -> None:
         self.beginResetModel()
-        self._rules = list(rules)
+        self.rows = list(rules)
         self.endResetModel()
 
     def rule_at(self, row: int) -> Rule:
-        return self._rules[row]
+        return self.rows[row]
 
     def row_of(self, rule_id: str) -> int | None:
-        return next((row for row, rule in enumerate(self._rules) if rule.id == rule_id), None)
+        return next((row for row, rule in enumerate(self.rows) if rule.id == rule_id), None)
 
     def times_did_pass(self) -> None:
         """Re-read the time columns ("in 42 min" becomes "in 41 min")."""
-        if self._rules:
-            first, last = self.index(0, EXPIRES), self.index(len(self._rules) - 1, LAST_USED)
+        if self.rows:
+            first, last = self.index(0, EXPIRES), self.index(len(self.rows) - 1, LAST_USED)
             self.dataChanged.emit(first, last, [Qt.ItemDataRole.DisplayRole])
-
-    def items(self) -> Sized:
-        return self._rules
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        rule, column = self._rules[index.row()], index.column()
+        rule, column = self.rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(rule, column)
         if role == SORT_ROLE:

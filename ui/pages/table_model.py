@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sized
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -11,16 +11,14 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class ColumnsTableModel(QAbstractTableModel):
-    """Row and column counts and header titles; subclasses give `columns` and `data()`."""
+    """Row and column counts and header titles; subclasses set `columns` and `rows`, and give
+    `data()`."""
 
     columns: tuple[str, ...] = ()
-
-    def items(self) -> Sized:
-        """The rows shown, one per item."""
-        raise NotImplementedError
+    rows: Sequence[Any] = ()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.items())
+        return 0 if parent.isValid() else len(self.rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.columns)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Any
 
-from pydantic import Field
 from PySide6.QtCore import Qt
 
 from hearth import hookimpl, tool
@@ -32,17 +31,16 @@ from hearth.ui.chat.entries import ToolCardEntry
 from hearth.ui.chat.panel import ChatPanel
 from hearth.ui.context import UiContext
 from hearth.ui.main_window import MainWindow
+from tests.app.agent.kit import Machine, build_tools
 
 TURN_TIMEOUT_MS = 10_000
 
 
 @dataclass
-class Desk:
-    """A pretend computer whose state the demo tools really change."""
+class Desk(Machine):
+    """The agent tests' pretend laptop, online, plus notes that can be undone and read back."""
 
-    notes: dict[str, str] = field(default_factory=dict)
-    volume: int = 40
-    sent: list[dict[str, str]] = field(default_factory=list)
+    wifi: bool = True
 
 
 def desk_tools(desk: Desk) -> list[Tool]:
@@ -70,36 +68,8 @@ def desk_tools(desk: Desk) -> list[Tool]:
         """
         return desk.notes.get(title, f"there is no note called {title!r}")
 
-    @tool(
-        effect="system",
-        scope="setting",
-        scope_kind="setting",
-        range_arg="level",
-        keywords=("volume", "sound", "louder", "quieter"),
-    )
-    def volume_set(setting: str, level: Annotated[int, Field(ge=0, le=100)]) -> str:
-        """Set the speaker volume.
-
-        Args:
-            setting: Always "volume".
-            level: Volume in percent, 0 to 100.
-        """
-        desk.volume = level
-        return f"volume is {level}"
-
-    @tool(effect="send", scope="to", scope_kind="recipient", keywords=("mail", "email", "send"))
-    def mail_send(to: str, subject: str, body: str) -> str:
-        """Send an email.
-
-        Args:
-            to: The recipient's address.
-            subject: The subject line.
-            body: The message text.
-        """
-        desk.sent.append({"to": to, "subject": subject, "body": body})
-        return f"sent to {to}"
-
-    return [notes_add, notes_read, volume_set, mail_send]
+    shared = [item for item in build_tools(desk) if item.name in ("volume_set", "mail_send")]
+    return [notes_add, notes_read, *shared]
 
 
 class DeskPlugin:

@@ -60,7 +60,7 @@ def test_granting_a_folder_indexes_it_with_progress(
     )
     with qtbot.waitSignal(page.folders_did_load):
         page.grant(documents)
-    assert page.model.folders == [documents.resolve()]
+    assert page.model.rows == [documents.resolve()]
     assert page.selected_folder() == documents.resolve()
     qtbot.waitUntil(lambda: page.model.status is not None and page.model.status.state == "watching")
     scans = [status for status in seen if status.state == "scanning" and status.total]
@@ -107,7 +107,7 @@ def test_the_folder_dialog_grants_what_is_chosen(
     with qtbot.waitSignal(page.folders_did_load, timeout=10_000):
         dialog.selectFile(str(documents))
         dialog.accept()
-    assert page.model.folders == [documents.resolve()]
+    assert page.model.rows == [documents.resolve()]
 
 
 def test_scanning_shows_a_progress_bar(
