@@ -4,21 +4,26 @@ Never imports Qt, `hearth.ui` or `hearth.connectors` (enforced by import-linter)
 plugins use only what this module exports.
 """
 
-from hearth.errors import HearthError, UndoFailed
+from hearth.connector import Connector
+from hearth.errors import HearthError, ToolFailure, UndoFailed
+from hearth.folders import FolderAccess, IndexStatus
+from hearth.hookspecs import hookimpl
 from hearth.paths import data_dir
-from hearth.plugins import Connector, hookimpl
 from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
 from hearth.tools import Tool, ToolArgumentsError, ToolDefinitionError, make_tool, tool
 
 __all__ = [
     "Connector",
+    "FolderAccess",
     "HearthError",
+    "IndexStatus",
     "SecretStorageUnavailable",
     "SettingsError",
     "SettingsStore",
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "ToolFailure",
     "UndoFailed",
     "data_dir",
     "hookimpl",

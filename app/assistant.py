@@ -1,19 +1,29 @@
-"""The composition root: stores, rules, gate, tools and a model, wired once for any front end."""
+"""The composition root and the one door: every front end reaches the core through `Assistant`.
+
+It wires stores, rules, gate, tools, connectors and a model once, and offers the operations a
+front end needs: hold a conversation, answer and change consent, read the activity, undo, reach
+the granted folders. Front ends never touch a connector or a store directly.
+"""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from typing import Literal, TextIO
 
 from hearth.agent import AgentConfig, Executor, Session
+from hearth.connector import Connector
 from hearth.consent import ConsentGate, Rule, RuleBook
-from hearth.engine.types import ChatModel, Message
-from hearth.errors import HearthError, UndoFailed
-from hearth.plugins import Connector, PluginFailure, PluginReport, load_plugins
+from hearth.consent.permissions import Permissions
+from hearth.errors import HearthError
+from hearth.folders import FolderAccess
+from hearth.generation import ChatModel
+from hearth.history import StoredConversation, read_conversation
+from hearth.messages import Message
+from hearth.plugins import PluginFailure, PluginReport, load_plugins
 from hearth.store import (
+    AuditEntry,
     AuditLog,
+    Conversation,
     ConversationStore,
     Database,
     Intent,
@@ -24,6 +34,7 @@ from hearth.store import (
     open_database,
 )
 from hearth.tools import ToolRegistry
+from hearth.undoing import Undone, undo_call
 
 
 class NoModelLoaded(HearthError):
@@ -33,15 +44,6 @@ class NoModelLoaded(HearthError):
         super().__init__(
             "No model is loaded. Choose one under Models (or run `hearth models list`)."
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Undone:
-    """One reverted action: which call, which tool, and what the undo did."""
-
-    call_id: str
-    tool: str
-    summary: str
 
 
 class Assistant:
@@ -68,6 +70,7 @@ class Assistant:
         self.plugins: PluginReport = load_plugins(
             self.tools, plugins=plugins, entry_points=entry_points
         )
+        self.permissions = Permissions(self.rules, self.tools, self.plugins.connectors)
         # Side effects a previous run started but never finished: surfaced, never retried.
         self.unresolved: list[Intent] = self.intents.reconcile()
         self._started: list[Connector] = []
@@ -122,54 +125,57 @@ class Assistant:
         """Add a rule (e.g. from `--allow`); it takes effect for the next call."""
         return self.rules.add(rule)
 
+    def list_conversations(self, search: str = "") -> list[Conversation]:
+        """Every conversation, newest first; with `search`, those whose text holds it."""
+        return self.conversations.search(search) if search else self.conversations.list()
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        self.conversations.rename(conversation_id, title)
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Forget a conversation; its audit history stays."""
+        self.conversations.delete(conversation_id)
+
+    def read_conversation(self, conversation_id: int) -> StoredConversation:
+        """A conversation with each call's recorded fate, for showing it again."""
+        return read_conversation(
+            self.conversations, self.audit, self.undo_log, self.tools, conversation_id
+        )
+
+    def activity(self, *, limit: int | None = None) -> list[AuditEntry]:
+        """The audit log, oldest first; with `limit`, the most recent entries."""
+        return self.audit.entries(limit=limit)
+
+    def export_activity(
+        self,
+        fp: TextIO,
+        format: Literal["json", "csv"],
+        entries: Sequence[AuditEntry] | None = None,
+    ) -> int:
+        return self.audit.export(fp, format, entries=entries)
+
+    def connectors(self) -> list[Connector]:
+        return list(self.plugins.connectors)
+
+    def plugin_failures(self) -> list[PluginFailure]:
+        return list(self.plugins.failed)
+
+    def folders(self) -> FolderAccess | None:
+        """The connector that keeps granted folders, if one is installed."""
+        return next((c for c in self.plugins.connectors if isinstance(c, FolderAccess)), None)
+
     def undoable(self, limit: int | None = None) -> list[UndoEntry]:
         """Actions that can still be reverted, newest first."""
         return self.undo_log.pending(limit)
 
-    def undo_last(self, count: int = 1) -> list[Undone]:
-        """Revert the newest `count` actions, newest first; stops at the first that fails."""
-        return [self.undo(entry.call_id) for entry in self.undo_log.pending(count)]
-
     def undo(self, call_id: str) -> Undone:
         """Revert one action. The user asked for it, so it is recorded but not gated."""
-        entry = self.undo_log.get(call_id)
-        if entry.undone_at is not None:
-            raise UndoFailed(f"{entry.summary} was already undone")
-        tool = self.tools.get(entry.tool)
-        if tool is None or tool.undo is None:
-            raise UndoFailed(f"{entry.tool} is not available any more, so it cannot be undone")
-        record_id = f"undo:{call_id}"
-        self.audit.append(
-            call_id=record_id,
-            tool=entry.tool,
-            arguments=entry.arguments,
-            decision="allow",
-            decided_by="user (undo)",
-            outcome="proposed",
-            conversation_id=entry.conversation_id,
-            result_summary=f"undo {entry.summary}",
-        )
-        started = time.perf_counter()
-        try:
-            result = tool.undo(entry.arguments, entry.result)
-        except Exception as error:
-            text = (
-                f"{error}" if isinstance(error, HearthError) else f"{type(error).__name__}: {error}"
-            )
-            self.audit.record_outcome(record_id, "failed", result_summary=text)
-            raise UndoFailed(f"Could not undo {entry.summary}: {text}") from error
-        summary = result if isinstance(result, str) else json.dumps(result, default=str)
-        elapsed = round((time.perf_counter() - started) * 1000)
-        self.audit.record_outcome(
-            record_id, "executed", result_summary=summary, duration_ms=elapsed
-        )
-        self.undo_log.mark_undone(call_id, summary)
-        return Undone(call_id, entry.tool, summary)
+        return undo_call(self.tools, self.audit, self.undo_log, call_id)
 
     def start_connectors(self) -> None:
         """Start each connector's background work; a failure is reported, not raised."""
         for connector in self.plugins.connectors:
-            if connector.start is None or connector in self._started:
+            if connector in self._started:
                 continue
             try:
                 connector.start()
@@ -181,9 +187,7 @@ class Assistant:
 
     def stop_connectors(self) -> None:
         while self._started:
-            connector = self._started.pop()
-            if connector.stop is not None:
-                connector.stop()
+            self._started.pop().stop()
 
     def _persist(self, conversation_id: int, message: Message) -> None:
         self.conversations.append(conversation_id, message)

@@ -63,3 +63,20 @@ class RemoteModelError(EngineError):
 
 class UndoFailed(HearthError):
     """An action could not be reverted; the message says why and what is left as it was."""
+
+
+class ToolFailure(HearthError):
+    """A tool met a condition of the world: not found, refused, offline, a conflict.
+
+    The message goes back to the model as an observation, so it says what happened in words the
+    model can act on. Any other exception from a tool is a bug: it is recorded as failed, shown
+    to the user, and never read by the model.
+    """
+
+
+class ToolCrashed(HearthError):
+    """A tool raised something other than a `ToolFailure`: a bug in Hearth or a plugin."""
+
+    def __init__(self, tool: str, error: BaseException) -> None:
+        super().__init__(f"{tool} failed because of a bug: {type(error).__name__}: {error}")
+        self.tool = tool

@@ -1,4 +1,4 @@
-"""Plugins: built-in and third-party connectors and tools register through the same pluggy hooks.
+"""Loading plugins: built-in and third-party connectors and tools arrive through the same hooks.
 
 Sources are plugin objects handed to `load_plugins` and entry points in the `hearth.plugins`
 group. Entry points of the `hearth` distribution itself are built-in; any other distribution's
@@ -8,7 +8,6 @@ import, whose hook raises, or whose names clash is reported and skipped as a who
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -18,69 +17,16 @@ from typing import Any, TypeVar
 
 import click
 import pluggy
-import pydantic
 
-from hearth.errors import HearthError
+from hearth.connector import Connector, PluginError
+from hearth.hookspecs import PROJECT, HookSpecs
 from hearth.tools import Tool, ToolRegistry
 
-PROJECT = "hearth"
 ENTRY_POINT_GROUP = "hearth.plugins"
 DISABLE_ENV = "HEARTH_DISABLE_PLUGINS"
-CONNECTOR_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
-
-_TOOL_HINT = " (decorate the function with @hearth.tools.tool)"
-_Item = TypeVar("_Item", Tool, "Connector", click.Command)
-
-
-class PluginError(HearthError):
-    """A plugin registered something Hearth cannot accept."""
-
-
-@dataclass(frozen=True)
-class Connector:
-    """A service Hearth can reach (mail, calendar, ...): its tools and how to set it up.
-
-    `settings` is a pydantic model the UI renders as a setup form; secret fields go to the
-    keyring (see `hearth.settings`). `test_connection(settings)` raises a `HearthError` whose
-    message says what failed and what the user can do. `start()` begins background work (a
-    file watcher, a sync) when a front end opens; `stop()` ends it and must be safe to repeat.
-    """
-
-    name: str
-    title: str
-    description: str
-    tools: tuple[Tool, ...] = ()
-    settings: type[pydantic.BaseModel] | None = None
-    test_connection: Callable[[Any], object] | None = None
-    keywords: tuple[str, ...] = field(default=())
-    start: Callable[[], object] | None = None
-    stop: Callable[[], object] | None = None
-
-    def __post_init__(self) -> None:
-        if not CONNECTOR_NAME.fullmatch(self.name):
-            raise PluginError(f"connector name {self.name!r} must be lower-case, like 'mail'")
-        stray = [type(item).__name__ for item in self.tools if not isinstance(item, Tool)]
-        if stray:
-            raise PluginError(f"connector {self.name!r}: tools must be Tool objects, not {stray}")
-
-
-class HookSpecs:
-    """The hooks a Hearth plugin may implement (mark implementations with `@hookimpl`)."""
-
-    @hookspec
-    def register_tools(self, register: Callable[[Tool], None]) -> None:
-        """Call `register(tool)` for each stand-alone tool the plugin offers."""
-
-    @hookspec
-    def register_connectors(self, register: Callable[[Connector], None]) -> None:
-        """Call `register(connector)` for each connector the plugin offers."""
-
-    @hookspec
-    def register_commands(self, register: Callable[[click.Command], None]) -> None:
-        """Call `register(command)` for each `hearth <command>` the plugin adds to the CLI."""
+_TOOL_HINT = " (decorate the function with @hearth.tool)"
+_Item = TypeVar("_Item", Tool, Connector, click.Command)
 
 
 @dataclass(frozen=True)
@@ -175,7 +121,8 @@ def _collect(
     _call_hook(manager.hook.register_connectors, plugin, _registrar(connectors, Connector))
     _call_hook(manager.hook.register_commands, plugin, _registrar(commands, click.Command))
     for connector in connectors:
-        tools.extend(_connector_tool(connector, tool) for tool in connector.tools)
+        tools.extend(connector.tools)
+        commands.extend(connector.commands())
     return tools, connectors, commands
 
 
@@ -193,12 +140,6 @@ def _registrar(sink: list[_Item], kind: type[_Item], hint: str = "") -> Callable
         sink.append(item)
 
     return register
-
-
-def _connector_tool(connector: Connector, tool: Tool) -> Tool:
-    # The connector's keywords also suggest each of its tools when tools are picked per turn.
-    keywords = tuple(dict.fromkeys((*tool.keywords, *connector.keywords)))
-    return dataclasses.replace(tool, connector=connector.name, keywords=keywords)
 
 
 def _commit(

@@ -2,7 +2,7 @@
 
 from hearth.agent.executor import Executor
 from hearth.agent.selection import select_tools
-from hearth.agent.session import DEFAULT_SYSTEM_PROMPT, AgentConfig, Session
+from hearth.agent.session import AgentConfig, Session, default_system_prompt
 from hearth.agent.steps import (
     AllowFor,
     AllowOnce,
@@ -12,16 +12,16 @@ from hearth.agent.steps import (
     Deny,
     EditArguments,
     Step,
+    TaintLine,
     ToolProposed,
     ToolRan,
     TurnDone,
     TurnFailed,
     TurnStats,
 )
-from hearth.engine.types import AnswerDelta, ReasoningDelta
+from hearth.generation import AnswerDelta, ReasoningDelta
 
 __all__ = [
-    "DEFAULT_SYSTEM_PROMPT",
     "AgentConfig",
     "AllowFor",
     "AllowOnce",
@@ -35,10 +35,12 @@ __all__ = [
     "ReasoningDelta",
     "Session",
     "Step",
+    "TaintLine",
     "ToolProposed",
     "ToolRan",
     "TurnDone",
     "TurnFailed",
     "TurnStats",
+    "default_system_prompt",
     "select_tools",
 ]

@@ -2,7 +2,9 @@
 
 For each call: validate the arguments, ask the consent gate, ask the user when the gate says
 so, write the decision to the audit log, record a side-effect intent, run, record the outcome.
-The model reads what happened as an observation; untrusted results come back fenced.
+A `ToolFailure` (or an OSError: a full disk, a server that is down) is the world answering, so
+the model reads it as an observation; any other exception is a bug in Hearth or a plugin: the
+call is recorded as failed and the turn ends with `ToolCrashed`, which the model never sees.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from hearth.agent.steps import (
     AllowFor,
     AllowOnce,
@@ -21,25 +25,116 @@ from hearth.agent.steps import (
     ConsentRequest,
     Deny,
     EditArguments,
+    Outcome,
     Step,
     ToolProposed,
     ToolRan,
 )
 from hearth.consent import ConsentGate, TaintTracker, Verdict
-from hearth.engine.types import CancelToken, ToolCall
+from hearth.errors import ToolCrashed, ToolFailure
+from hearth.messages import CancelToken, ToolCall
+from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, IntentLog, UndoLog
 from hearth.tools import Tool, ToolArgumentsError, ToolRegistry
 
 RESULT_LIMIT = 4000
 HEADLESS = "no one is here to approve it (headless run); allow it explicitly with --allow"
+NO_ANSWER = "no answer came in time"
 
 
 @dataclass(frozen=True)
-class _Decision:
-    run: bool
-    arguments: dict[str, Any] | None
-    decided_by: str
-    reason: str
+class Decided:
+    """The ruling, and the arguments to run with when it allows the call."""
+
+    ruling: Ruling
+    arguments: dict[str, Any] | None = None
+
+
+class Asker:
+    """Asks the user through `ConsentAsked` steps when the gate cannot decide alone."""
+
+    def __init__(self, gate: ConsentGate, *, interactive: bool, timeout: float) -> None:
+        self.gate = gate
+        self.interactive = interactive
+        self.timeout = timeout
+
+    def decide(
+        self,
+        call: ToolCall,
+        tool: Tool | None,
+        arguments: dict[str, Any] | None,
+        verdict: Verdict,
+        conversation_id: str | None,
+        cancel: CancelToken,
+    ) -> Generator[Step, None, Decided]:
+        if verdict.outcome == "allow":
+            return Decided(_by_rule(verdict, allowed=True), arguments)
+        if verdict.outcome == "deny" or tool is None or arguments is None:
+            return Decided(_by_rule(verdict, allowed=False))
+        if not self.interactive:
+            return Decided(_fail_closed(Reason.HEADLESS, HEADLESS))
+        request = ConsentRequest.build(call, tool, arguments, verdict)
+        yield ConsentAsked(request)
+        answer = self._wait(request, cancel)
+        return self._apply(answer, tool, arguments, conversation_id)
+
+    def _wait(self, request: ConsentRequest, cancel: CancelToken) -> Answer | None:
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline and not cancel.cancelled:
+            answer = request.wait(min(0.25, max(0.0, deadline - time.monotonic())))
+            if answer is not None:
+                return answer
+        return None
+
+    def _apply(
+        self,
+        answer: Answer | None,
+        tool: Tool,
+        arguments: dict[str, Any],
+        conversation_id: str | None,
+    ) -> Decided:
+        if answer is None:
+            return Decided(_fail_closed(Reason.NO_ANSWER, NO_ANSWER))
+        if isinstance(answer, Deny):
+            return Decided(_by_user(False, Reason.DENIED, answer.reason))
+        if isinstance(answer, EditArguments):
+            try:
+                edited = plain(tool.validate(answer.arguments))
+            except ToolArgumentsError as error:
+                wording = f"the edited arguments are invalid: {error}"
+                return Decided(_by_user(False, Reason.EDIT_INVALID, wording))
+            return Decided(_by_user(True, Reason.EDITED, answer.describe()), edited)
+        if isinstance(answer, AllowFor):
+            rule = self.gate.grant(
+                tool, arguments, answer.duration, conversation_id, scope=answer.scope
+            )
+            ruling = Ruling(
+                True, Decider.USER, Reason.ALLOWED_FOR, answer.describe(), rule.id, rule.describe()
+            )
+            return Decided(ruling, arguments)
+        assert isinstance(answer, AllowOnce)
+        return Decided(_by_user(True, Reason.ALLOWED_ONCE, answer.describe()), arguments)
+
+
+def plain(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Validated arguments as JSON values (paths as strings): what the gate and the log see."""
+    converted: dict[str, Any] = json.loads(json.dumps(arguments, default=str))
+    return converted
+
+
+def _by_rule(verdict: Verdict, *, allowed: bool) -> Ruling:
+    if verdict.rule is None:
+        return _fail_closed(verdict.cause, verdict.reason)
+    rule = verdict.rule
+    return Ruling(allowed, Decider.RULE, verdict.cause, verdict.reason, rule.id, rule.describe())
+
+
+def _by_user(allowed: bool, reason: Reason, wording: str) -> Ruling:
+    return Ruling(allowed, Decider.USER, reason, wording)
+
+
+def _fail_closed(reason: Reason, wording: str) -> Ruling:
+    return Ruling(False, Decider.FAIL_CLOSED, reason, wording)
 
 
 class Executor:
@@ -62,8 +157,7 @@ class Executor:
         self.audit = audit
         self.intents = intents
         self.taint = taint or TaintTracker()
-        self.interactive = interactive
-        self.consent_timeout = consent_timeout
+        self.asker = Asker(gate, interactive=interactive, timeout=consent_timeout)
         self.undo_log = undo_log
 
     def handle(
@@ -72,26 +166,25 @@ class Executor:
         """Decide and, if allowed, run one call; yields the steps a UI shows."""
         tool = self.tools.get(call.name)
         arguments, problem = self._validated(tool, call)
-        preview = tool.describe(arguments) if tool and arguments is not None else call.name
+        preview = tool.preview_text(arguments) if tool and arguments is not None else None
         yield ToolProposed(call, tool, preview)
+        key = None if conversation_id is None else str(conversation_id)
         verdict = self.gate.evaluate(
-            tool, call.name, arguments, conversation_id=_key(conversation_id), taint=self.taint
+            tool, call.name, arguments, conversation_id=key, taint=self.taint
         )
-        decision = yield from self._decide(
-            call, _key(conversation_id), tool, arguments, verdict, preview, cancel
-        )
-        self._audit_decision(call, conversation_id, verdict, decision)
-        if not decision.run or tool is None or decision.arguments is None:
-            denial = _denial(problem, decision)
-            ran = ToolRan(
-                call,
-                "invalid" if problem else "denied",
-                denial,
-                decision.decided_by,
-                result=denial,
-            )
+        decided = yield from self.asker.decide(call, tool, arguments, verdict, key, cancel)
+        self._audit_decision(call, conversation_id, verdict.taint, decided)
+        if not decided.ruling.allowed or tool is None or decided.arguments is None:
+            text = f"Error: {problem}" if problem else f"Denied: {decided.ruling.wording}"
+            outcome: Outcome = "invalid" if problem else "denied"
+            ran = ToolRan(call, outcome, text, decided.ruling, result=text)
         else:
-            ran = self._run(call, tool, decision, conversation_id)
+            try:
+                ran = self._run(call, tool, decided, conversation_id)
+            except ToolCrashed as crash:
+                # The card shows the failure; the turn then ends, so the model never reads it.
+                yield ToolRan(call, "failed", "", decided.ruling, result=str(crash))
+                raise
         yield ran
         return ran
 
@@ -99,88 +192,30 @@ class Executor:
         if tool is None:
             return None, f"there is no tool named {call.name!r}"
         try:
-            return _plain(tool.validate(call.arguments)), ""
+            return plain(tool.validate(call.arguments)), ""
         except ToolArgumentsError as error:
             return None, str(error)
 
-    def _decide(
-        self,
-        call: ToolCall,
-        conversation_id: str | None,
-        tool: Tool | None,
-        arguments: dict[str, Any] | None,
-        verdict: Verdict,
-        preview: str,
-        cancel: CancelToken,
-    ) -> Generator[Step, None, _Decision]:
-        if verdict.outcome == "allow":
-            rule = f"rule {verdict.rule.id}" if verdict.rule else "rule"
-            return _Decision(True, arguments, rule, verdict.reason)
-        if verdict.outcome == "deny" or tool is None or arguments is None:
-            return _Decision(False, None, _fail_closed(verdict), verdict.reason)
-        if not self.interactive:
-            return _Decision(False, None, f"fail-closed: {HEADLESS}", HEADLESS)
-        request = ConsentRequest(call, tool, verdict, preview)
-        yield ConsentAsked(request)
-        answer = self._wait(request, cancel)
-        return self._apply(answer, tool, arguments, conversation_id)
-
-    def _wait(self, request: ConsentRequest, cancel: CancelToken) -> Answer | None:
-        deadline = time.monotonic() + self.consent_timeout
-        while time.monotonic() < deadline and not cancel.cancelled:
-            answer = request.wait(min(0.25, max(0.0, deadline - time.monotonic())))
-            if answer is not None:
-                return answer
-        return None
-
-    def _apply(
-        self,
-        answer: Answer | None,
-        tool: Tool,
-        arguments: dict[str, Any],
-        conversation_id: str | None,
-    ) -> _Decision:
-        if answer is None:
-            return _Decision(False, None, "fail-closed: no answer", "no answer came in time")
-        if isinstance(answer, Deny):
-            return _Decision(False, None, "user", answer.reason)
-        if isinstance(answer, EditArguments):
-            try:
-                edited = _plain(tool.validate(answer.arguments))
-            except ToolArgumentsError as error:
-                return _Decision(False, None, "user", f"the edited arguments are invalid: {error}")
-            return _Decision(True, edited, "user (edited)", "the user edited and approved it")
-        if isinstance(answer, AllowFor):
-            rule = self.gate.grant(
-                tool, arguments, answer.duration, conversation_id, scope=answer.scope
-            )
-            return _Decision(True, arguments, f"user (rule {rule.id})", "the user approved it")
-        assert isinstance(answer, AllowOnce)
-        return _Decision(True, arguments, "user", "the user approved it once")
-
     def _run(
-        self, call: ToolCall, tool: Tool, decision: _Decision, conversation_id: int | None
+        self, call: ToolCall, tool: Tool, decided: Decided, conversation_id: int | None
     ) -> ToolRan:
-        assert decision.arguments is not None
-        intent = (
-            self.intents.intend(call.id, tool.name, decision.arguments)
-            if tool.side_effecting
-            else None
-        )
+        arguments = decided.arguments
+        assert arguments is not None
+        intent = self.intents.intend(call.id, tool.name, arguments) if tool.side_effecting else None
         started = time.perf_counter()
         try:
-            result = tool.invoke(decision.arguments)
-        except Exception as error:  # the tool's failure is the model's observation
-            elapsed = (time.perf_counter() - started) * 1000
-            text = f"Error: {type(error).__name__}: {error}"
-            if intent is not None:
-                self.intents.failed(intent, text)
-            self.audit.record_outcome(
-                call.id, "failed", result_summary=text, duration_ms=round(elapsed)
-            )
+            result = tool.invoke(arguments)
+        except (ToolFailure, OSError) as error:
+            text = f"Error: {_world_error(error)}"
+            self._failed(call, intent, text, started)
             # An error message can carry outside text too (a server's reply, a file name).
             observation = self.taint.fence(text, f"{tool.name} error")
-            return ToolRan(call, "failed", observation, decision.decided_by, elapsed, result=text)
+            elapsed = (time.perf_counter() - started) * 1000
+            return ToolRan(call, "failed", observation, decided.ruling, elapsed, result=text)
+        except Exception as error:
+            crash = ToolCrashed(tool.name, error)
+            self._failed(call, intent, str(crash), started)
+            raise crash from error
         elapsed = (time.perf_counter() - started) * 1000
         text = _as_text(result)
         if intent is not None:
@@ -191,57 +226,47 @@ class Executor:
         undoable = tool.undo is not None and self.undo_log is not None
         if undoable:
             assert self.undo_log is not None
-            summary = tool.describe(decision.arguments)
-            self.undo_log.record(
-                call.id, tool.name, decision.arguments, result, summary, conversation_id
-            )
+            summary = tool.describe(arguments)
+            stored = to_jsonable_python(result, fallback=str)
+            self.undo_log.record(call.id, tool.name, arguments, stored, summary, conversation_id)
         observation = self.taint.fence(text, f"{tool.name} result")
         return ToolRan(
-            call, "executed", observation, decision.decided_by, elapsed, undoable, result=text
+            call, "executed", observation, decided.ruling, elapsed, undoable, result=text
         )
 
+    def _failed(self, call: ToolCall, intent: int | None, text: str, started: float) -> None:
+        if intent is not None:
+            self.intents.failed(intent, text)
+        elapsed = round((time.perf_counter() - started) * 1000)
+        self.audit.record_outcome(call.id, "failed", result_summary=text, duration_ms=elapsed)
+
     def _audit_decision(
-        self, call: ToolCall, conversation_id: int | None, verdict: Verdict, decision: _Decision
+        self, call: ToolCall, conversation_id: int | None, taint: Any, decided: Decided
     ) -> None:
+        ruling = decided.ruling
         self.audit.append(
             call_id=call.id,
             tool=call.name,
-            arguments=call.arguments if decision.arguments is None else decision.arguments,
-            decision="allow" if decision.run else "deny",
-            decided_by=decision.decided_by,
-            outcome="proposed" if decision.run else "denied",
+            arguments=call.arguments if decided.arguments is None else decided.arguments,
+            ruling=ruling,
+            outcome="proposed" if ruling.allowed else "denied",
             conversation_id=conversation_id,
-            taint=verdict.taint,
-            result_summary=decision.reason,
+            taint=taint,
+            result_summary=ruling.wording,
         )
 
 
-def _plain(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Validated arguments as JSON values (paths as strings): what the gate and the log see."""
-    plain: dict[str, Any] = json.loads(json.dumps(arguments, default=str))
-    return plain
-
-
-def _key(conversation_id: int | None) -> str | None:
-    return None if conversation_id is None else str(conversation_id)
-
-
-def _fail_closed(verdict: Verdict) -> str:
-    if verdict.rule is not None:
-        return f"rule {verdict.rule.id}"
-    return f"fail-closed: {verdict.reason}"
-
-
-def _denial(problem: str, decision: _Decision) -> str:
-    if problem:
-        return f"Error: {problem}"
-    return f"Denied: {decision.reason}"
+def _world_error(error: ToolFailure | OSError) -> str:
+    if isinstance(error, ToolFailure):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
 
 
 def _as_text(result: Any) -> str:
-    text = (
-        result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
-    )
+    if isinstance(result, str):
+        text = result
+    else:
+        text = json.dumps(to_jsonable_python(result, fallback=str), ensure_ascii=False)
     if len(text) > RESULT_LIMIT:
         return f"{text[:RESULT_LIMIT]}\n[... {len(text) - RESULT_LIMIT} more characters cut]"
     return text

@@ -7,14 +7,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hearth.consent import Duration, TaintNote, Verdict
-from hearth.engine.types import AnswerDelta, Message, ReasoningDelta, ToolCall
+from hearth.consent import TaintNote, Verdict, describe_taint, scope_suggestions
+from hearth.generation import AnswerDelta, ReasoningDelta
+from hearth.messages import Message, ToolCall
+from hearth.ruling import DURATION_WORDS, Duration, Ruling
 from hearth.tools import Tool
+
+ALLOWED_DURATIONS: tuple[Duration, ...] = ("conversation", "hour", "always")
 
 
 @dataclass(frozen=True, slots=True)
 class AllowOnce:
     """Run this call, this time only."""
+
+    def describe(self) -> str:
+        return "You allowed it once."
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +31,10 @@ class AllowFor:
     duration: Duration
     scope: str | None = None
 
+    def describe(self) -> str:
+        where = f" on {self.scope}" if self.scope else ""
+        return f"You allowed it {DURATION_WORDS[self.duration]}{where}."
+
 
 @dataclass(frozen=True, slots=True)
 class EditArguments:
@@ -31,29 +42,80 @@ class EditArguments:
 
     arguments: Mapping[str, Any]
 
+    def describe(self) -> str:
+        return "You edited the arguments and allowed it."
+
 
 @dataclass(frozen=True, slots=True)
 class Deny:
     reason: str = "the user said no"
 
+    def describe(self) -> str:
+        return "You denied it."
+
 
 Answer = AllowOnce | AllowFor | EditArguments | Deny
 
 
-class ConsentRequest:
-    """A question for the user about one proposed call; answered from any thread."""
+@dataclass(frozen=True, slots=True)
+class TaintLine:
+    """One argument that came from untrusted text, and the sentence that says so."""
 
-    def __init__(self, call: ToolCall, tool: Tool, verdict: Verdict, preview: str) -> None:
+    note: TaintNote
+    sentence: str
+
+
+class ConsentRequest:
+    """A question for the user about one proposed call, with everything a card shows.
+
+    Front ends render these fields as they are; answered from any thread. `durations` lists the
+    lengths "Allow for…" may offer, least lasting first, so a default never means "always".
+    """
+
+    def __init__(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        verdict: Verdict,
+        *,
+        preview: str | None,
+        scopes: tuple[str, ...] = (),
+        taint: tuple[TaintLine, ...] = (),
+        durations: tuple[Duration, ...] = ALLOWED_DURATIONS,
+    ) -> None:
         self.call = call
         self.tool = tool
         self.verdict = verdict
         self.preview = preview
+        self.scopes = scopes
+        self.taint = taint
+        self.durations = durations
         self._answered = threading.Event()
         self._answer: Answer | None = None
 
+    @classmethod
+    def build(
+        cls, call: ToolCall, tool: Tool, arguments: Mapping[str, Any], verdict: Verdict
+    ) -> ConsentRequest:
+        """The question a card shows about this call, every sentence already written."""
+        return cls(
+            call,
+            tool,
+            verdict,
+            preview=tool.preview_text(arguments),
+            scopes=tuple(scope_suggestions(tool, arguments)),
+            taint=tuple(TaintLine(note, describe_taint(tool, note)) for note in verdict.taint),
+        )
+
     @property
-    def taint(self) -> list[TaintNote]:
-        return list(self.verdict.taint)
+    def reason(self) -> str:
+        """Why Hearth asks, in words."""
+        return self.verdict.reason
+
+    @property
+    def rule_text(self) -> str:
+        """The rule that made Hearth ask, in words; empty when none did."""
+        return self.verdict.rule.describe() if self.verdict.rule else ""
 
     def answer(self, answer: Answer) -> None:
         if not self._answered.is_set():
@@ -68,9 +130,11 @@ class ConsentRequest:
 
 @dataclass(frozen=True, slots=True)
 class ToolProposed:
+    """A call the model proposed; `preview` is None when the tool has no preview of its own."""
+
     call: ToolCall
     tool: Tool | None
-    preview: str
+    preview: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +150,13 @@ class ToolRan:
     """What happened to a proposed call.
 
     `observation` is what the model reads next (fenced when it holds outside text); `result` is
-    the same text unfenced, for the user.
+    the same text unfenced, for the user; `ruling` says who decided and why.
     """
 
     call: ToolCall
     outcome: Outcome
     observation: str
-    decided_by: str
+    ruling: Ruling
     duration_ms: float = 0.0
     undoable: bool = False
     result: str = ""

@@ -11,22 +11,24 @@ from typing import Any
 import click
 
 from hearth.agent import AllowFor, AllowOnce, Answer, ConsentRequest, Deny, EditArguments
-from hearth.consent import Duration, Rule, scope_suggestions
+from hearth.consent import Rule
+from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Duration
 from hearth.tools import Tool
-
-DURATIONS: dict[str, Duration] = {"c": "conversation", "h": "hour", "a": "always"}
 
 
 def show_request(request: ConsentRequest) -> None:
     tool, call = request.tool, request.call
-    click.secho(f"\n┌ {tool.name} wants to run ({tool.effect})", fg="cyan", bold=True)
+    effect = EFFECT_WORDS.get(tool.effect, tool.effect)
+    click.secho(f"\n┌ {tool.name} wants to run ({effect})", fg="cyan", bold=True)
     for name, value in call.arguments.items():
         click.echo(f"│ {name}: {json.dumps(value, ensure_ascii=False)}")
-    if request.preview and request.preview != tool.name:
+    if request.preview is not None:
         click.echo(f"│ preview: {request.preview}")
-    for note in request.taint:
-        click.secho(f"│ ⚠ {note.argument} {note.value!r} came from {note.source}", fg="yellow")
-    click.secho(f"│ why asked: {request.verdict.reason}", dim=True)
+    for line in request.taint:
+        click.secho(f"│ ⚠ {line.sentence}", fg="yellow")
+    click.secho(f"│ why asked: {request.reason}", dim=True)
+    if request.rule_text:
+        click.secho(f"│ rule: {request.rule_text}", dim=True)
 
 
 def ask_terminal(request: ConsentRequest) -> Answer:
@@ -40,28 +42,25 @@ def ask_terminal(request: ConsentRequest) -> Answer:
     if choice == "o":
         return AllowOnce()
     if choice == "f":
-        return _allow_for(request.tool, request.call.arguments)
+        return _allow_for(request)
     if choice == "e":
         return _edit(request.call.arguments)
     return Deny("the user said no")
 
 
-def _allow_for(tool: Tool, arguments: dict[str, Any]) -> Answer:
-    picked = (
-        click.prompt("  for [c]onversation, [h]our or [a]lways", default="c", show_default=True)
-        .strip()
-        .lower()
-    )
-    duration = DURATIONS.get(picked)
+def _allow_for(request: ConsentRequest) -> Answer:
+    keys = {duration[0]: duration for duration in request.durations}
+    offered = ", ".join(f"[{key}] {DURATION_WORDS[d]}" for key, d in keys.items())
+    picked = click.prompt(f"  {offered}", default="c", show_default=True).strip().lower()
+    duration: Duration | None = keys.get(picked[:1])
     if duration is None:
         return Deny("no duration chosen")
-    scopes = scope_suggestions(tool, arguments)
-    if not scopes:
+    if not request.scopes:
         return AllowFor(duration)
-    for number, scope in enumerate(scopes, start=1):
+    for number, scope in enumerate(request.scopes, start=1):
         click.echo(f"  {number}. {scope}")
-    index = click.prompt("  which resource", type=click.IntRange(1, len(scopes)), default=1)
-    return AllowFor(duration, scope=scopes[index - 1])
+    index = click.prompt("  which resource", type=click.IntRange(1, len(request.scopes)), default=1)
+    return AllowFor(duration, scope=request.scopes[index - 1])
 
 
 def _edit(arguments: dict[str, Any]) -> Answer:

@@ -24,7 +24,8 @@ from hearth.agent import (
 from hearth.assistant import Assistant
 from hearth.cli.approve import ask_terminal, parse_allow
 from hearth.cli.worker import stream_on_worker
-from hearth.engine.types import CancelToken, ChatModel, GenerationSettings
+from hearth.generation import ChatModel, GenerationSettings
+from hearth.messages import CancelToken
 from hearth.models.loading import load_chat_model
 from hearth.models.lookup import resolve_model
 
@@ -56,10 +57,10 @@ def open_session(
 ) -> Session:
     interactive = sys.stdin.isatty()
     session = assistant.session(interactive=interactive, config=AgentConfig(settings=settings))
-    tools = {tool.name: tool for tool in assistant.tools}
+    tools = {tool.name: tool for tool in assistant.permissions.tools()}
     for text in allow:
         assistant.allow(parse_allow(text, tools, str(session.conversation_id), time.time()))
-    for failure in assistant.plugins.failed:
+    for failure in assistant.plugin_failures():
         click.secho(f"Plugin {failure.plugin} was skipped: {failure.error}", fg="yellow", err=True)
     for intent in assistant.unresolved:
         click.secho(
@@ -88,12 +89,13 @@ def run_turn(session: Session, text: str, show_stats: bool) -> None:
         if isinstance(step, AnswerDelta):
             click.echo(step.text, nl=False)
         elif isinstance(step, ToolProposed):
-            click.secho(f"\n→ {step.preview}", fg="cyan")
+            click.secho(f"\n→ {step.preview or step.call.name}", fg="cyan")
         elif isinstance(step, ConsentAsked):
             step.request.answer(ask_terminal(step.request))
         elif isinstance(step, ToolRan):
             colour = "green" if step.outcome == "executed" else "yellow"
-            click.secho(f"  {step.outcome} ({step.decided_by})", fg=colour, dim=True)
+            decided = step.ruling.sentence() or f"decided by {step.ruling.by_whom()}"
+            click.secho(f"  {step.outcome}: {decided}", fg=colour, dim=True)
         elif isinstance(step, TurnFailed):
             click.secho(f"\nError: {step.error}", fg="red", err=True)
         elif isinstance(step, TurnDone):

@@ -1,10 +1,9 @@
 """Consent: rules, scopes and taint decide every tool call; the model only proposes."""
 
-from hearth.consent.gate import ConsentGate, Verdict
+from hearth.consent.gate import ConsentGate, Verdict, describe_taint
 from hearth.consent.rules import (
     ConsentError,
     Decision,
-    Duration,
     Rule,
     RuleBook,
     RulePersistence,
@@ -12,6 +11,7 @@ from hearth.consent.rules import (
 )
 from hearth.consent.scopes import exact_scope, scope_matches, scope_suggestions
 from hearth.consent.taint import TaintNote, TaintTracker, fence, unfence
+from hearth.ruling import Duration
 
 __all__ = [
     "ConsentError",
@@ -25,6 +25,7 @@ __all__ = [
     "TaintNote",
     "TaintTracker",
     "Verdict",
+    "describe_taint",
     "exact_scope",
     "fence",
     "scope_matches",

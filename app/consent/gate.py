@@ -10,21 +10,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hearth.consent.rules import (
     Clock,
     ConsentError,
     Decision,
-    Duration,
     Rule,
     RuleBook,
     RuleSource,
 )
-from hearth.consent.scopes import exact_scope, real_path, scope_matches
+from hearth.consent.scopes import exact_scope, pin_scope, scope_matches
 from hearth.consent.taint import TaintNote, TaintTracker
+from hearth.ruling import Duration, Reason
 from hearth.tools.tool import Tool
 
 _DEFAULT_REASONS = {
@@ -44,6 +43,7 @@ class Verdict:
     """What the gate decided about one proposed call, and why."""
 
     outcome: Decision
+    cause: Reason
     reason: str
     rule: Rule | None = None
     taint: tuple[TaintNote, ...] = ()
@@ -69,9 +69,9 @@ class ConsentGate:
     ) -> Verdict:
         """The verdict on calling `tool_name` with `arguments` in `conversation_id`."""
         if tool is None or tool.name != tool_name:
-            return Verdict("deny", f"unknown tool '{tool_name}'")
+            return Verdict("deny", Reason.UNKNOWN_TOOL, f"unknown tool '{tool_name}'")
         if not isinstance(arguments, Mapping):
-            return Verdict("deny", f"invalid arguments for '{tool_name}'")
+            return Verdict("deny", Reason.INVALID_ARGUMENTS, f"invalid arguments for '{tool_name}'")
         notes = tuple(taint.check(arguments))
         with self._lock:
             now = self.clock()
@@ -130,14 +130,18 @@ class ConsentGate:
         for rule in rules:
             if rule.decision == "deny":
                 self.rulebook.mark_used(rule.id, now)
-                return Verdict("deny", f"your rule says no: {rule.describe()}", rule)
+                return Verdict(
+                    "deny", Reason.RULE_DENIES, f"your rule says no: {rule.describe()}", rule
+                )
         return None
 
     def _allow(self, rules: list[Rule], now: float) -> Verdict | None:
         allows = sorted((r for r in rules if r.decision == "allow"), key=_lifetime)
         for rule in allows:
             if self.rulebook.mark_used(rule.id, now):
-                return Verdict("allow", f"allowed by your rule: {rule.describe()}", rule)
+                return Verdict(
+                    "allow", Reason.RULE_ALLOWS, f"allowed by your rule: {rule.describe()}", rule
+                )
         return None
 
 
@@ -148,19 +152,21 @@ def _lifetime(rule: Rule) -> int:
 def _untrusted(tool: Tool, notes: tuple[TaintNote, ...], taint: TaintTracker) -> Verdict | None:
     """Ask whatever the rules say when untrusted text could be steering a side effect."""
     if tool.side_effecting and notes:
-        lifted = "; ".join(_describe_note(tool, note) for note in notes)
-        return Verdict("ask", f"{lifted}, so this needs your approval")
+        lifted = "; ".join(describe_taint(tool, note) for note in notes)
+        return Verdict("ask", Reason.TAINTED_ARGUMENT, f"{lifted}, so this needs your approval")
     if tool.effect == "send" and taint.has_untrusted:
         sources = ", ".join(taint.sources)
         return Verdict(
             "ask",
+            Reason.UNTRUSTED_CONTEXT,
             f"this conversation has read untrusted content ({sources}), "
             "so sending always needs your approval",
         )
     return None
 
 
-def _describe_note(tool: Tool, note: TaintNote) -> str:
+def describe_taint(tool: Tool, note: TaintNote) -> str:
+    """The sentence naming where a tainted argument came from, as cards and reasons say it."""
     top = note.argument.split("[", 1)[0].split(".", 1)[0]
     label = tool.scope_kind if top == tool.scope and tool.scope_kind else note.argument
     value = note.value if len(note.value) <= _VALUE_MAX else note.value[: _VALUE_MAX - 1] + "…"
@@ -170,12 +176,15 @@ def _describe_note(tool: Tool, note: TaintNote) -> str:
 def _ask(tool: Tool, rules: list[Rule]) -> Verdict:
     for rule in rules:
         if rule.decision == "ask":
-            return Verdict("ask", f"your rule says to ask: {rule.describe()}", rule)
-    return Verdict("ask", _DEFAULT_REASONS.get(tool.effect, "this needs your approval"))
+            return Verdict(
+                "ask", Reason.RULE_ASKS, f"your rule says to ask: {rule.describe()}", rule
+            )
+    wording = _DEFAULT_REASONS.get(tool.effect, "this needs your approval")
+    return Verdict("ask", Reason.NEEDS_APPROVAL, wording)
 
 
 def _with_taint(verdict: Verdict, notes: tuple[TaintNote, ...]) -> Verdict:
-    return Verdict(verdict.outcome, verdict.reason, verdict.rule, notes)
+    return replace(verdict, taint=notes)
 
 
 def _grant_scope(tool: Tool, arguments: Mapping[str, Any], scope: str | None) -> str | None:
@@ -183,10 +192,8 @@ def _grant_scope(tool: Tool, arguments: Mapping[str, Any], scope: str | None) ->
     if tool.scope is None:
         return None
     pattern = exact_scope(tool, arguments) if scope is None else scope.strip()
-    if tool.scope_kind == "path" and pattern:
-        # Pin the folder as it is now, so retargeting a symlink later does not move the grant.
-        resolved = real_path(str(Path(pattern).expanduser()))
-        pattern = str(resolved) if resolved else None
+    if pattern:
+        pattern = pin_scope(tool, pattern)
     if not pattern or not scope_matches(tool, pattern, arguments):
         shown = scope if scope is not None else arguments.get(tool.scope)
         raise ConsentError(f"cannot grant '{tool.name}' on {shown!r}: it does not cover this call")

@@ -11,20 +11,14 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, Protocol, get_args
 
 from hearth.errors import HearthError
+from hearth.ruling import DURATION_WORDS, Duration
 
 Decision = Literal["allow", "ask", "deny"]
-Duration = Literal["once", "conversation", "hour", "always"]
 RuleSource = Literal["user", "cli-flag", "default"]
 Clock = Callable[[], float]
 
 HOUR_S = 3600.0
 _TOOL_PATTERN = re.compile(r"[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*(?:\.\*)?")
-_DURATION_WORDS = {
-    "once": "once",
-    "conversation": "for this conversation",
-    "hour": "for 1 hour",
-    "always": "always",
-}
 
 
 class ConsentError(HearthError):
@@ -110,7 +104,7 @@ class Rule:
     def describe(self) -> str:
         """A short sentence for the dashboard and for reasons, e.g. "allow files.read in ~/Docs"."""
         where = f" on {self.scope}" if self.scope is not None else ""
-        return f"{self.decision} {self.tool}{where} {_DURATION_WORDS[self.duration]}"
+        return f"{self.decision} {self.tool}{where} {DURATION_WORDS[self.duration]}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -183,18 +177,6 @@ class RuleBook:
                 return False
             self._store(replace(rule, last_used_at=at, consumed=rule.duration == "once"))
             return True
-
-    def prune(self, now: float | None = None) -> list[Rule]:
-        """Forget revoked, used-up and expired rules; returns what was removed."""
-        at = self.clock() if now is None else now
-        with self._lock:
-            dead = [rule for rule in self._rules.values() if _is_dead(rule, at)]
-            for rule in dead:
-                del self._rules[rule.id]
-                if self._persistence:
-                    self._persistence.delete_rule(rule.id)
-        self._announce(dead)
-        return dead
 
     def _existing(self, rule_id: str) -> Rule:
         rule = self._rules.get(rule_id)

@@ -47,6 +47,15 @@ def path_matches(pattern: str, value: object) -> bool:
     return bool(paths) and all(p is not None and p.is_relative_to(folder) for p in paths)
 
 
+def pin_scope(tool: Tool, pattern: str) -> str | None:
+    """A rule's scope as it is stored: folders as their real path now, so a later symlink
+    retarget cannot move the rule; None when a folder pattern is not a usable full path."""
+    if tool.scope_kind != "path":
+        return pattern
+    resolved = real_path(str(Path(pattern).expanduser()))
+    return str(resolved) if resolved else None
+
+
 def real_path(value: str) -> Path | None:
     """The absolute, symlink-free form of `value`; None for relative or unusable paths."""
     if not value or not Path(value).is_absolute():

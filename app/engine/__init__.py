@@ -1,26 +1,23 @@
 """Model backends and everything between a conversation and tokens.
 
-The backends load lazily: importing `hearth.engine.types` must not load llama.cpp.
+The backends load lazily: importing `hearth.engine` must not load llama.cpp.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from hearth.engine.types import (
+from hearth.generation import (
     AnswerDelta,
-    CancelToken,
     ChatModel,
     EngineEvent,
     GenerationDone,
     GenerationSettings,
     GenerationStats,
     MalformedToolCall,
-    Message,
     ModelInfo,
     ReasoningDelta,
-    ToolCall,
     ToolCallEmitted,
-    ToolSpec,
 )
+from hearth.messages import CancelToken, Message, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
     from hearth.engine.llama import LlamaCppModel

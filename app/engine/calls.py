@@ -7,8 +7,8 @@ from typing import Any
 
 import jsonschema
 
-from hearth.engine.types import ToolCall, ToolSpec
 from hearth.errors import EngineError
+from hearth.messages import ToolCall, ToolSpec
 
 
 class MalformedCallError(EngineError):

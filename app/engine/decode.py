@@ -22,17 +22,16 @@ from hearth.engine.guards import RepetitionGuard
 from hearth.engine.samplers import SamplerChain
 from hearth.engine.sampling import Sampling
 from hearth.engine.stream import THINK_CLOSE, OutputParser, Section
-from hearth.engine.types import (
+from hearth.generation import (
     EngineEvent,
     GenerationDone,
     GenerationSettings,
     GenerationStats,
     MalformedToolCall,
-    Message,
     StopReason,
     ToolCallEmitted,
-    ToolSpec,
 )
+from hearth.messages import Message, ToolSpec
 
 
 class Backend(Protocol):

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from hearth.engine import grammar
 from hearth.engine.calls import MalformedCallError, check_call
 from hearth.engine.grammar import CLOSE_TAG, OPEN_TAG
-from hearth.engine.types import Message, ToolCall, ToolSpec
+from hearth.messages import Message, ToolCall, ToolSpec
 
 
 class ToolFormat(ABC):

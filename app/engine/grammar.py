@@ -12,7 +12,7 @@ from typing import Any
 
 from llama_cpp.llama_grammar import SchemaConverter
 
-from hearth.engine.types import ToolSpec
+from hearth.messages import ToolSpec
 
 # Free text inside an XML parameter; "</" may only start the closing tag.
 _XML_TEXT = r'([^<] | "<" [^/])*'

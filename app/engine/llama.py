@@ -15,20 +15,18 @@ from llama_cpp._logger import set_verbose
 
 from hearth.engine.cache import DecodeAborted, PromptCache
 from hearth.engine.decode import Reply
+from hearth.engine.gguf_check import inspect_gguf
 from hearth.engine.sampling import Sampling
 from hearth.engine.template import ChatTemplate
-from hearth.engine.types import (
-    CancelToken,
+from hearth.errors import ContextOverflow, EngineError, ModelFileError
+from hearth.generation import (
     EngineEvent,
     GenerationDone,
     GenerationSettings,
     GenerationStats,
-    Message,
     ModelInfo,
-    ToolSpec,
 )
-from hearth.errors import ContextOverflow, EngineError, ModelFileError
-from hearth.models.gguf_check import inspect_gguf
+from hearth.messages import CancelToken, Message, ToolSpec
 
 _backend_ready = threading.Lock()
 _backend_initialised = False

@@ -11,19 +11,17 @@ import httpx
 
 from hearth.engine.calls import MalformedCallError, check_call
 from hearth.engine.stream import OutputParser
-from hearth.engine.types import (
+from hearth.errors import RemoteModelError
+from hearth.generation import (
     EngineEvent,
     GenerationDone,
     GenerationStats,
     MalformedToolCall,
-    Message,
     ReasoningDelta,
     StopReason,
-    ToolCall,
     ToolCallEmitted,
-    ToolSpec,
 )
-from hearth.errors import RemoteModelError
+from hearth.messages import Message, ToolCall, ToolSpec
 
 
 @dataclass(slots=True)

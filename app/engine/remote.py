@@ -18,17 +18,9 @@ import httpx
 from hearth.engine.formats import FORMATS
 from hearth.engine.openai_stream import StreamedReply, error_text, sse_data
 from hearth.engine.stream import OutputParser
-from hearth.engine.types import (
-    CancelToken,
-    EngineEvent,
-    GenerationSettings,
-    Message,
-    ModelInfo,
-    StopReason,
-    ToolCall,
-    ToolSpec,
-)
 from hearth.errors import RemoteModelError
+from hearth.generation import EngineEvent, GenerationSettings, ModelInfo, StopReason
+from hearth.messages import CancelToken, Message, ToolCall, ToolSpec
 
 ToolMode = Literal["native", "prompt"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from hearth.engine.types import GenerationSettings
+from hearth.generation import GenerationSettings
 
 # GGUF keys as written by llama.cpp's convert script (general.sampling.<key>).
 GGUF_SAMPLING_KEYS = {

@@ -12,15 +12,14 @@ from enum import Enum
 from hearth.engine.calls import MalformedCallError
 from hearth.engine.formats import ToolFormat
 from hearth.engine.grammar import CLOSE_TAG, OPEN_TAG
-from hearth.engine.types import (
+from hearth.generation import (
     AnswerDelta,
     EngineEvent,
     MalformedToolCall,
     ReasoningDelta,
-    ToolCall,
     ToolCallEmitted,
-    ToolSpec,
 )
+from hearth.messages import ToolCall, ToolSpec
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"

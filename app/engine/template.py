@@ -13,8 +13,8 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from hearth.engine.formats import ToolFormat, detect_tool_format
-from hearth.engine.types import Message, ToolSpec
 from hearth.errors import EngineError
+from hearth.messages import Message, ToolSpec
 
 # Used when a GGUF carries no template; llama.cpp falls back to ChatML the same way.
 CHATML_TEMPLATE = (

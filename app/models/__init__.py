@@ -1,8 +1,8 @@
 """Models: the catalog, GGUF checks, hub downloads and finding the model to load."""
 
+from hearth.engine.gguf_check import GGUFSummary, inspect_gguf
 from hearth.models.catalog import Catalog, CatalogEntry, load_catalog, parse_catalog
 from hearth.models.download import DownloadProgress, ProgressCallback, download_model
-from hearth.models.gguf_check import GGUFSummary, inspect_gguf
 from hearth.models.hub import RemoteFile, resolve_remote_file
 from hearth.models.loading import load_chat_model, model_card_sampling
 from hearth.models.lookup import (

@@ -76,10 +76,6 @@ class Catalog:
                 return entry
         raise CatalogError(f"Unknown model '{model_id}'. Known models: {', '.join(self.ids)}.")
 
-    def contains(self, model_id: str) -> bool:
-        """Whether an entry has this id."""
-        return model_id in self.ids
-
 
 def parse_catalog(text: str, origin: str = CATALOG_RESOURCE) -> Catalog:
     """Parse catalog TOML; CatalogError names the entry and field at fault."""

@@ -23,6 +23,7 @@ from huggingface_hub.errors import HfHubHTTPError
 from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]
 
 from hearth import paths
+from hearth.engine.gguf_check import inspect_gguf
 from hearth.errors import (
     ChecksumMismatch,
     DownloadCancelled,
@@ -31,7 +32,6 @@ from hearth.errors import (
     ModelFileError,
 )
 from hearth.models.catalog import CatalogEntry
-from hearth.models.gguf_check import inspect_gguf
 from hearth.models.hub import TIMEOUT_S, TRANSPORT_ERRORS, RemoteFile, resolve_remote_file
 from hearth.models.lookup import (
     place_atomically,
@@ -47,6 +47,8 @@ CHUNK_SIZE = 256 * 1024
 DISK_MARGIN = 64 * 1024 * 1024
 _MAX_STALLED_ATTEMPTS = 3
 _RETRY_DELAY_S = 0.5
+
+PART_SUFFIX = ".part"  # a download in progress; never loaded as a model
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +82,7 @@ def download_model(
     dest = paths.models_dir() / remote.name
     if _already_installed(dest, remote):
         return dest
-    partial = _Partial.existing(dest.with_name(dest.name + ".part"), remote.size)
+    partial = _Partial.existing(dest.with_name(dest.name + PART_SUFFIX), remote.size)
     _check_disk_space(dest.parent, remote.size - partial.done)
     partial.rehash(cancel)
     _fetch(remote, partial, _Meter(remote.size, partial.done, progress), cancel)

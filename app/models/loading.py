@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hearth.engine.sampling import Sampling
-from hearth.engine.types import ChatModel
+from hearth.generation import ChatModel
 from hearth.models.lookup import installed_models
 
 DEFAULT_CONTEXT = 8192

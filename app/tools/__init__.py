@@ -1,7 +1,8 @@
 """Tools: typed, documented functions the model may propose, and the registry that holds them."""
 
-from hearth.tools.define import make_tool, tool
-from hearth.tools.registry import DuplicateToolError, ToolRegistry, UnknownToolError
+from hearth.tools.decorator import ToolMethod, tool
+from hearth.tools.define import make_tool
+from hearth.tools.registry import DuplicateToolError, ToolRegistry
 from hearth.tools.tool import (
     Effect,
     ScopeKind,
@@ -17,8 +18,8 @@ __all__ = [
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "ToolMethod",
     "ToolRegistry",
-    "UnknownToolError",
     "make_tool",
     "tool",
 ]

@@ -34,35 +34,6 @@ _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs"})
 _DEFS_PREFIX = "#/$defs/"
 
 
-def tool(
-    *,
-    effect: Effect,
-    scope: str | None = None,
-    scope_kind: ScopeKind | None = None,
-    range_arg: str | None = None,
-    preview: Callable[[Mapping[str, Any]], str] | None = None,
-    undo: Callable[[Mapping[str, Any], Any], Any] | None = None,
-    name: str | None = None,
-    keywords: Iterable[str] = (),
-) -> Callable[[Callable[..., Any]], Tool]:
-    """Decorator form of `make_tool`."""
-
-    def decorate(function: Callable[..., Any]) -> Tool:
-        return make_tool(
-            function,
-            effect=effect,
-            scope=scope,
-            scope_kind=scope_kind,
-            range_arg=range_arg,
-            preview=preview,
-            undo=undo,
-            name=name,
-            keywords=keywords,
-        )
-
-    return decorate
-
-
 def make_tool(
     function: Callable[..., Any],
     *,

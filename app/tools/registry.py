@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from hearth.engine.types import ToolSpec
-from hearth.errors import HearthError
 from hearth.tools.tool import Tool, ToolDefinitionError
 
 
 class DuplicateToolError(ToolDefinitionError):
     """Two tools claim the same name."""
-
-
-class UnknownToolError(HearthError):
-    """A tool was asked for by a name nobody registered."""
 
 
 class ToolRegistry:
@@ -44,16 +38,6 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
-
-    def specs(self, names: Iterable[str] | None = None) -> list[ToolSpec]:
-        """Specs to offer the model: the named tools in the given order, or all of them."""
-        if names is None:
-            return [tool.spec() for tool in self._tools.values()]
-        wanted = list(names)
-        unknown = [name for name in wanted if name not in self._tools]
-        if unknown:
-            raise UnknownToolError(f"no tool named {', '.join(map(repr, unknown))}")
-        return [self._tools[name].spec() for name in wanted]
 
     def by_connector(self, name: str | None) -> list[Tool]:
         """Tools a connector registered; None gives the tools that belong to no connector."""

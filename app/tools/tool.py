@@ -15,8 +15,8 @@ import jsonschema
 import pydantic
 from pydantic_core import to_jsonable_python
 
-from hearth.engine.types import ToolSpec
 from hearth.errors import HearthError
+from hearth.messages import ToolSpec
 
 Effect = Literal["read", "write", "send", "system"]
 """read: only looks. write: changes local data. send: leaves the machine or reaches a person.
@@ -84,6 +84,10 @@ class Tool:
     def invoke(self, arguments: object) -> Any:
         """Validate the arguments, then call the function with them."""
         return self.function(**self.validate(arguments))
+
+    def preview_text(self, arguments: Mapping[str, Any]) -> str | None:
+        """The tool's own preview of this call, or None when it has none."""
+        return self.preview(arguments) if self.preview is not None else None
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """Text shown before the call runs: the tool's own preview, or `name(arg="value", ...)`."""

@@ -12,14 +12,9 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from hearth.plugins import (
-    ENTRY_POINT_GROUP,
-    Connector,
-    PluginError,
-    hookimpl,
-    is_builtin,
-    load_plugins,
-)
+from hearth.connector import Connector, PluginError
+from hearth.hookspecs import hookimpl
+from hearth.plugins import ENTRY_POINT_GROUP, is_builtin, load_plugins
 from hearth.tools import Tool, ToolRegistry, tool
 
 
@@ -130,7 +125,7 @@ def test_a_plugin_whose_hook_raises_is_reported_and_skipped_whole() -> None:
     ("plugin", "message"),
     [
         (Typo(), "register_tool: not a Hearth hook"),
-        (NotATool(), r"register\(\) takes a Tool.*@hearth.tools.tool"),
+        (NotATool(), r"register\(\) takes a Tool.*@hearth.tool"),
         (BadConnector(), "connector name 'My Mail' must be lower-case"),
     ],
 )
@@ -163,8 +158,7 @@ def test_connector_tools_must_be_tools() -> None:
 
 
 PLUGIN = '''
-from hearth.plugins import hookimpl
-from hearth.tools import tool
+from hearth import hookimpl, tool
 
 
 @tool(effect="read", name="weather.today")

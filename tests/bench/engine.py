@@ -20,12 +20,8 @@ import psutil
 from llama_cpp import Llama
 
 from hearth.engine.llama import LlamaCppModel, physical_cores
-from hearth.engine.types import (
-    CancelToken,
-    GenerationDone,
-    GenerationSettings,
-    Message,
-)
+from hearth.generation import GenerationDone, GenerationSettings
+from hearth.messages import CancelToken, Message
 from hearth.models.lookup import test_model_path
 
 N_CTX, N_BATCH = 4096, 64

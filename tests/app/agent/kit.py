@@ -10,7 +10,7 @@ from pydantic import Field
 
 from hearth.agent import AgentConfig, AllowOnce, Answer, ConsentAsked, Executor, Session, Step
 from hearth.consent import ConsentGate, RuleBook
-from hearth.engine.types import ChatModel
+from hearth.generation import ChatModel
 from hearth.store import AuditLog, ConversationStore, IntentLog, RuleTable, open_database
 from hearth.tools import Tool, ToolRegistry, tool
 

@@ -7,21 +7,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hearth.engine.calls import MalformedCallError, check_call
-from hearth.engine.types import (
+from hearth.generation import (
     AnswerDelta,
-    CancelToken,
     EngineEvent,
     GenerationDone,
     GenerationSettings,
     GenerationStats,
     MalformedToolCall,
-    Message,
     ModelInfo,
     ReasoningDelta,
-    ToolCall,
     ToolCallEmitted,
-    ToolSpec,
 )
+from hearth.messages import CancelToken, Message, ToolCall, ToolSpec
 
 
 @dataclass(frozen=True)

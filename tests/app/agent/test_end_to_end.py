@@ -6,7 +6,8 @@ import pytest
 
 from hearth.agent import AgentConfig, AllowOnce, ConsentAsked, ToolRan, TurnDone
 from hearth.engine.llama import LlamaCppModel
-from hearth.engine.types import GenerationSettings
+from hearth.generation import GenerationSettings
+from hearth.ruling import Decider
 from tests.app.agent.kit import World, drive, of
 
 pytestmark = pytest.mark.model
@@ -35,8 +36,8 @@ def test_real_model_turns_run_only_gated_calls_and_audit_them(smol: LlamaCppMode
         rows = world.audit.entries(call_id=run.call.id)
         assert [row.outcome for row in rows] == ["proposed", "executed"]
         assert rows[0].decision == "allow"
-        assert rows[0].decided_by.startswith(("rule ", "user"))
-        if rows[0].decided_by.startswith("user"):
+        assert rows[0].ruling.decider in (Decider.RULE, Decider.USER)
+        if rows[0].ruling.decider is Decider.USER:
             assert run.call.name in asked
     audited_calls = {row.call_id for row in world.audit.entries()}
     assert {run.call.id for run in runs} <= audited_calls

@@ -144,6 +144,7 @@ def test_taint_names_its_source_in_the_question() -> None:
 
     drive(world.session(model).run_turn("read Q3"), record)
     (request,) = questions
-    assert request.taint and request.taint[0].argument == "to"
-    assert "mail_read" in request.taint[0].source
+    assert request.taint and request.taint[0].note.argument == "to"
+    assert "mail_read" in request.taint[0].note.source
+    assert "came from mail_read" in request.taint[0].sentence
     assert "attacker@evil.com" in request.verdict.reason

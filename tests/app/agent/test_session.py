@@ -13,8 +13,9 @@ from hearth.agent import (
     TurnDone,
     TurnFailed,
 )
-from hearth.engine.types import CancelToken, Message
 from hearth.errors import ContextOverflow
+from hearth.messages import CancelToken, Message
+from hearth.ruling import Decider, Reason
 from tests.app.agent.kit import World, drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
 
@@ -47,7 +48,7 @@ def test_the_step_stream_of_a_tool_turn() -> None:
     kinds = [type(s).__name__ for s in steps if not isinstance(s, AnswerDelta)]
     assert kinds == ["ToolProposed", "ToolRan", "TurnDone"]
     ran = of(steps, ToolRan)[0]
-    assert ran.outcome == "executed" and ran.decided_by.startswith("rule ")
+    assert ran.outcome == "executed" and ran.ruling.by_rule and ran.ruling.rule_id
     assert world.machine.volume == 30
     outcomes = [e.outcome for e in world.audit.entries(call_id=ran.call.id)]
     assert outcomes == ["proposed", "executed"]
@@ -144,7 +145,9 @@ def test_denied_by_the_user_never_runs_and_the_model_is_told() -> None:
     ran = of(steps, ToolRan)[0]
     assert ran.outcome == "denied" and ran.observation == "Denied: not now"
     assert world.machine.wifi is False
-    assert [e.decided_by for e in world.audit.entries()] == ["user"]
+    assert [(e.ruling.decider, e.ruling.reason) for e in world.audit.entries()] == [
+        (Decider.USER, Reason.DENIED)
+    ]
 
 
 def test_edited_arguments_are_what_runs() -> None:
@@ -155,7 +158,7 @@ def test_edited_arguments_are_what_runs() -> None:
     edit = EditArguments({"title": "Shopping", "text": "eggs"})
     steps = drive(world.session(model).run_turn("note: draft"), lambda _: edit)
     assert world.machine.notes == {"Shopping": "eggs"}
-    assert of(steps, ToolRan)[0].decided_by == "user (edited)"
+    assert of(steps, ToolRan)[0].ruling.reason is Reason.EDITED
     assert world.audit.entries()[0].arguments == {"title": "Shopping", "text": "eggs"}
 
 
@@ -167,7 +170,8 @@ def test_headless_runs_fail_closed_without_a_rule() -> None:
     assert ran.outcome == "denied" and "headless" in ran.observation
     assert not world.machine.wifi
     assert not of(steps, ConsentAsked)
-    assert world.audit.entries()[0].decided_by.startswith("fail-closed")
+    ruling = world.audit.entries()[0].ruling
+    assert ruling.fail_closed and ruling.reason is Reason.HEADLESS
 
 
 def test_stop_while_waiting_for_consent_denies_and_ends_the_turn() -> None:

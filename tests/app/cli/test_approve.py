@@ -9,9 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from hearth.agent import AllowFor, AllowOnce, ConsentRequest, Deny
+from hearth.agent import ConsentRequest as Request
 from hearth.cli.approve import ask_terminal, parse_allow
 from hearth.consent import TaintNote, Verdict
-from hearth.engine.types import ToolCall
+from hearth.messages import ToolCall
+from hearth.ruling import Reason
 from hearth.tools import tool
 
 
@@ -29,8 +31,8 @@ def mail_send(to: str, body: str) -> str:
 def request() -> ConsentRequest:
     call = ToolCall("mail_send", {"to": "bob@example.com", "body": "hi"})
     note = TaintNote("to", "bob@example.com", "email 'Invoice #4411'")
-    verdict = Verdict("ask", "recipient came from an email", None, (note,))
-    return ConsentRequest(call, mail_send, verdict, "mail to bob")
+    verdict = Verdict("ask", Reason.TAINTED_ARGUMENT, "recipient came from an email", None, (note,))
+    return Request.build(call, mail_send, call.arguments, verdict)
 
 
 @pytest.mark.parametrize(
@@ -49,7 +51,8 @@ def test_choices(typed: str, expected: object) -> None:
         answer = ask_terminal(request())
         shown = out.getvalue().decode()
     assert answer == expected
-    assert "bob@example.com" in shown and "email 'Invoice #4411'" in shown
+    assert "recipient 'bob@example.com' came from email 'Invoice #4411'" in shown
+    assert "why asked: recipient came from an email" in shown
 
 
 def test_allow_flag_builds_a_rule_for_this_conversation_only() -> None:

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from hearth.cli.audit_cmd import audit
+from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, Taint, open_database
 
 
@@ -22,8 +23,7 @@ def logged() -> None:
             call_id="call_1",
             tool="send_mail",
             arguments={"to": "eve@example.org"},
-            decision="allow",
-            decided_by="user",
+            ruling=Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once."),
             outcome="proposed",
             conversation_id=1,
             taint=taint,
@@ -35,8 +35,14 @@ def logged() -> None:
             call_id="call_2",
             tool="set_volume",
             arguments={"level": 90},
-            decision="deny",
-            decided_by="rule r3",
+            ruling=Ruling(
+                False,
+                Decider.RULE,
+                Reason.RULE_DENIES,
+                "your rule says no",
+                "r3",
+                "deny set_volume always",
+            ),
             outcome="denied",
             conversation_id=2,
         )
@@ -44,8 +50,7 @@ def logged() -> None:
             call_id="call_3",
             tool="read_file",
             arguments={"path": "~/notes.txt"},
-            decision="ask",
-            decided_by="fail-closed: no approver",
+            ruling=Ruling(False, Decider.FAIL_CLOSED, Reason.HEADLESS, "no approver"),
             outcome="proposed",
             conversation_id=2,
         )
@@ -67,7 +72,7 @@ def test_list_shows_a_table_oldest_first() -> None:
     header, *rows = out.splitlines()
     assert header.split()[:5] == ["ID", "TIME", "CONV", "CALL", "TOOL"]
     assert [row.split()[0] for row in rows] == ["1", "2", "3", "4"]
-    assert "fail-closed: no approver" in rows[3]
+    assert "Hearth (fail-closed)" in rows[3]
     assert "sent to eve" in rows[1] and rows[1].endswith("…") and "12" in rows[1].split()
 
 
@@ -75,7 +80,7 @@ def test_list_shows_a_table_oldest_first() -> None:
 def test_list_filters() -> None:
     assert [r[0] for r in data_lines(invoke("list", "--conversation", "2"))] == ["3", "4"]
     assert [r[0] for r in data_lines(invoke("list", "--tool", "send_mail"))] == ["1", "2"]
-    assert [r[0] for r in data_lines(invoke("list", "--decision", "deny"))] == ["3"]
+    assert [r[0] for r in data_lines(invoke("list", "--decision", "deny"))] == ["3", "4"]
     assert [r[0] for r in data_lines(invoke("list", "--limit", "1"))] == ["4"]
 
 
@@ -88,7 +93,7 @@ def test_export_json_to_stdout() -> None:
     records = json.loads(invoke("export", "--format", "json"))
     assert [r["call_id"] for r in records] == ["call_1", "call_1", "call_2", "call_3"]
     assert records[0]["taint"][0]["source"] == "email 'Invoice #4411'"
-    assert [r["id"] for r in json.loads(invoke("export", "--decision", "ask"))] == [4]
+    assert [r["id"] for r in json.loads(invoke("export", "--decision", "allow"))] == [1, 2]
 
 
 @pytest.mark.usefixtures("logged")

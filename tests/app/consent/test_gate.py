@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from hearth.consent import ConsentError, ConsentGate, Rule, RuleBook, TaintTracker, Verdict
+from hearth.ruling import Reason
 from hearth.tools.tool import Tool
 from tests.app.consent.kit import (
     ADD_EVENT,
@@ -126,7 +127,7 @@ def test_a_scopeless_tool_is_allowed_only_by_a_scopeless_rule(s: Setup) -> None:
 
 def test_unknown_tools_and_invalid_arguments_are_denied(s: Setup) -> None:
     s.rule("files.*", "allow")
-    assert s.ask(None, {}) == Verdict("deny", "unknown tool 'nope.tool'")
+    assert s.ask(None, {}) == Verdict("deny", Reason.UNKNOWN_TOOL, "unknown tool 'nope.tool'")
     verdict = s.gate.evaluate(READ_FILE, "files.rm", {}, conversation_id="c1", taint=s.taint)
     assert verdict.outcome == "deny"
     assert s.ask(READ_FILE, None).outcome == "deny"

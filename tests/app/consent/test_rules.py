@@ -117,25 +117,12 @@ def test_changes_are_announced(tmp_path: Path) -> None:
     book.on_change.append(seen.append)
     rule = book.add(Rule.create("files.read", "allow", now=clock(), duration="once"))
     book.mark_used(rule.id)
-    book.prune()
-    assert [(r.id, r.consumed) for r in seen] == [
-        (rule.id, False),
-        (rule.id, True),
-        (rule.id, True),
+    book.revoke(rule.id)
+    assert [(r.id, r.consumed, r.revoked) for r in seen] == [
+        (rule.id, False, False),
+        (rule.id, True, False),
+        (rule.id, True, True),
     ]
-
-
-def test_prune_forgets_dead_rules_in_memory_and_store(tmp_path: Path) -> None:
-    store = JsonRuleFile(tmp_path / "rules.json")
-    clock = Clock()
-    book = RuleBook(store, clock=clock)
-    lasting = book.add(Rule.create("files.read", "allow", now=clock()))
-    hour = book.add(Rule.create("files.read", "allow", now=clock(), duration="hour"))
-    revoked = book.revoke(book.add(Rule.create("files.write", "allow", now=clock())).id)
-    clock.advance(3600)
-    assert {rule.id for rule in book.prune()} == {hour.id, revoked.id}
-    assert book.all() == [lasting]
-    assert [row["id"] for row in store.load_rules()] == [lasting.id]
 
 
 def test_describe_reads_as_a_sentence() -> None:

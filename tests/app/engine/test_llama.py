@@ -10,20 +10,17 @@ import pytest
 
 from hearth.engine.llama import LlamaCppModel
 from hearth.engine.template import CHATML_TEMPLATE
-from hearth.engine.types import (
+from hearth.errors import ContextOverflow, EngineError, ModelFileError
+from hearth.generation import (
     AnswerDelta,
-    CancelToken,
     EngineEvent,
     GenerationDone,
     GenerationSettings,
     MalformedToolCall,
-    Message,
     ReasoningDelta,
-    ToolCall,
     ToolCallEmitted,
-    ToolSpec,
 )
-from hearth.errors import ContextOverflow, EngineError, ModelFileError
+from hearth.messages import CancelToken, Message, ToolCall, ToolSpec
 
 pytestmark = pytest.mark.model
 

@@ -16,15 +16,14 @@ import pytest
 from hearth.engine.formats import FORMATS
 from hearth.engine.llama import LlamaCppModel
 from hearth.engine.template import ChatTemplate
-from hearth.engine.types import (
+from hearth.generation import (
     GenerationDone,
     GenerationSettings,
     MalformedToolCall,
-    Message,
     ReasoningDelta,
-    ToolCall,
     ToolCallEmitted,
 )
+from hearth.messages import Message, ToolCall
 from tests.app.engine.test_llama import TOOLS
 
 pytestmark = pytest.mark.model

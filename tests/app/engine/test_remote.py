@@ -16,21 +16,18 @@ from typing import Any, TypeVar
 import pytest
 
 from hearth.engine.remote import RemoteModel, normalise_base_url
-from hearth.engine.types import (
+from hearth.errors import RemoteModelError
+from hearth.generation import (
     AnswerDelta,
-    CancelToken,
     ChatModel,
     EngineEvent,
     GenerationDone,
     GenerationSettings,
     MalformedToolCall,
-    Message,
     ReasoningDelta,
-    ToolCall,
     ToolCallEmitted,
-    ToolSpec,
 )
-from hearth.errors import RemoteModelError
+from hearth.messages import CancelToken, Message, ToolCall, ToolSpec
 from tests.fixtures.openai_server import Scripted, ScriptServer
 
 WEATHER = ToolSpec(

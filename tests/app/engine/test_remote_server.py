@@ -14,17 +14,15 @@ import httpx
 import pytest
 
 from hearth.engine.remote import RemoteModel
-from hearth.engine.types import (
+from hearth.generation import (
     AnswerDelta,
-    CancelToken,
     ChatModel,
     GenerationDone,
     GenerationSettings,
     MalformedToolCall,
-    Message,
-    ToolCall,
     ToolCallEmitted,
 )
+from hearth.messages import CancelToken, Message, ToolCall
 from tests.app.engine.test_remote import (
     GREEDY,
     WEATHER,

@@ -6,14 +6,14 @@ import pytest
 
 from hearth.engine.formats import FORMATS
 from hearth.engine.stream import OutputParser
-from hearth.engine.types import (
+from hearth.generation import (
     AnswerDelta,
     EngineEvent,
     MalformedToolCall,
     ReasoningDelta,
     ToolCallEmitted,
-    ToolSpec,
 )
+from hearth.messages import ToolSpec
 
 TOOLS = [
     ToolSpec(

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from hearth.engine.template import ChatTemplate
-from hearth.engine.types import Message, ToolCall, ToolSpec
 from hearth.errors import EngineError
+from hearth.messages import Message, ToolCall, ToolSpec
 
 TEMPLATES = Path(__file__).parents[2] / "fixtures" / "templates"
 WEATHER = ToolSpec(

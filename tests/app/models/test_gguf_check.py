@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from hearth.engine.gguf_check import inspect_gguf
 from hearth.errors import ModelFileError
-from hearth.models.gguf_check import inspect_gguf
 
 MakeGGUF = Callable[..., Path]
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hearth.engine.types import Message, ToolCall
+from hearth.messages import Message, ToolCall
+from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, ConversationStore, IntentLog, Taint, open_database
 
 
@@ -43,8 +44,9 @@ def main(path: Path, run: int) -> None:
             call_id=call.id,
             tool=call.name,
             arguments=call.arguments,
-            decision="allow",
-            decided_by="rule r1",
+            ruling=Ruling(
+                True, Decider.RULE, Reason.RULE_ALLOWS, "allowed", "r1", "allow t always"
+            ),
             outcome="proposed",
             conversation_id=conversation,
             taint=taint,

@@ -10,8 +10,13 @@ from typing import Any
 
 import pytest
 
+from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, Database, StoreError, Taint
 from hearth.store.audit import FIELDS, SUMMARY_LIMIT
+
+ASKED = Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once.")
+BY_RULE = Ruling(True, Decider.RULE, Reason.RULE_ALLOWS, "allowed", "r7", "allow send_mail always")
+REFUSED = Ruling(False, Decider.FAIL_CLOSED, Reason.HEADLESS, "no one is here to approve it")
 
 
 @dataclass(frozen=True)
@@ -33,8 +38,7 @@ def propose(log: AuditLog, call_id: str, **overrides: Any) -> int:
         "call_id": call_id,
         "tool": "send_mail",
         "arguments": {"to": "eve@example.org", "subject": "Invoice"},
-        "decision": "ask",
-        "decided_by": "user",
+        "ruling": ASKED,
         "outcome": "proposed",
         "conversation_id": 1,
     }
@@ -43,12 +47,14 @@ def propose(log: AuditLog, call_id: str, **overrides: Any) -> int:
 
 def test_an_entry_round_trips_with_its_taint(log: AuditLog) -> None:
     taint = [ConsentTaint("to", "eve@example.org", "email 'Invoice #4411'")]
-    row = propose(log, "call_1", taint=taint, decided_by="rule r7", decision="allow")
+    row = propose(log, "call_1", taint=taint, ruling=BY_RULE)
     (entry,) = log.entries()
     assert entry.id == row and entry.call_id == "call_1" and entry.tool == "send_mail"
     assert entry.arguments == {"to": "eve@example.org", "subject": "Invoice"}
     assert entry.taint == (Taint("to", "eve@example.org", "email 'Invoice #4411'"),)
-    assert (entry.decision, entry.decided_by, entry.outcome) == ("allow", "rule r7", "proposed")
+    assert (entry.decision, entry.outcome) == ("allow", "proposed")
+    assert entry.ruling == BY_RULE
+    assert entry.decided_by == "rule: allow send_mail always"
     assert entry.at.tzinfo is not None
     assert abs(entry.at - datetime.now(UTC)) < timedelta(minutes=1)
 
@@ -65,7 +71,7 @@ def test_rows_cannot_be_updated_or_deleted(log: AuditLog, db: Database) -> None:
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             conn.execute(sql)
     (entry,) = log.entries()
-    assert (entry.decision, entry.outcome) == ("ask", "proposed")
+    assert (entry.decision, entry.outcome, entry.ruling) == ("allow", "proposed", ASKED)
 
 
 def test_an_outcome_row_repeats_the_decision(log: AuditLog) -> None:
@@ -75,19 +81,15 @@ def test_an_outcome_row_repeats_the_decision(log: AuditLog) -> None:
     proposed, executed = log.entries(call_id="call_1")
     assert (proposed.outcome, executed.outcome) == ("proposed", "executed")
     assert executed.taint == proposed.taint and executed.arguments == proposed.arguments
-    assert (executed.decided_by, executed.result_summary, executed.duration_ms) == (
-        "user",
-        "sent",
-        42,
-    )
+    assert (executed.ruling, executed.result_summary, executed.duration_ms) == (ASKED, "sent", 42)
     with pytest.raises(StoreError, match="no call"):
         log.record_outcome("call_missing", "failed", duration_ms=None)
 
 
 def test_filters_and_limit(log: AuditLog) -> None:
-    propose(log, "a", conversation_id=1, tool="read_file", decision="allow")
-    propose(log, "b", conversation_id=2, decision="deny", outcome="denied")
-    propose(log, "c", conversation_id=2, decision="ask")
+    propose(log, "a", conversation_id=1, tool="read_file", ruling=BY_RULE)
+    propose(log, "b", conversation_id=2, ruling=REFUSED, outcome="denied")
+    propose(log, "c", conversation_id=2)
     assert [e.call_id for e in log.entries(conversation_id=2)] == ["b", "c"]
     assert [e.call_id for e in log.entries(tool="read_file")] == ["a"]
     assert [e.call_id for e in log.entries(decision="deny")] == ["b"]
@@ -103,9 +105,7 @@ def test_long_summaries_are_truncated_and_marked(log: AuditLog) -> None:
     assert entry.result_summary.endswith("[truncated]")
 
 
-def test_unknown_decisions_and_outcomes_are_refused(log: AuditLog) -> None:
-    with pytest.raises(StoreError, match="decision 'maybe'"):
-        propose(log, "a", decision="maybe")
+def test_unknown_outcomes_are_refused(log: AuditLog) -> None:
     with pytest.raises(StoreError, match="outcome 'done'"):
         propose(log, "a", outcome="done")
     assert log.entries() == []
@@ -143,3 +143,28 @@ def test_export_csv_neutralises_spreadsheet_formulas(log: AuditLog) -> None:
 def test_an_unknown_export_format_is_refused(log: AuditLog) -> None:
     with pytest.raises(StoreError, match="xml"):
         log.export(io.StringIO(), "xml")  # type: ignore[arg-type]
+
+
+def test_rows_from_before_typed_decisions_read_back_with_who_decided(db: Database) -> None:
+    from hearth.store.audit import MIGRATIONS
+
+    db.migrate("audit", MIGRATIONS[:1])
+    with db.transaction() as conn:
+        for call, decision, decided_by in (
+            ("a", "allow", "rule 4f2c"),
+            ("b", "deny", "fail-closed: no answer"),
+            ("c", "allow", "user"),
+        ):
+            conn.execute(
+                "INSERT INTO audit (at, call_id, tool, arguments, taint, decision, decided_by,"
+                " outcome, result_summary) VALUES ('2026-01-01T00:00:00+00:00', ?, 't', '{}',"
+                " '[]', ?, ?, 'proposed', '')",
+                (call, decision, decided_by),
+            )
+    rulings = [entry.ruling for entry in AuditLog(db).entries()]
+    assert [(r.allowed, r.decider, r.reason) for r in rulings] == [
+        (True, Decider.RULE, Reason.UNRECORDED),
+        (False, Decider.FAIL_CLOSED, Reason.UNRECORDED),
+        (True, Decider.USER, Reason.UNRECORDED),
+    ]
+    assert rulings[1].wording == "no answer"

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from hearth.engine.types import Message, ToolCall
+from hearth.messages import Message, ToolCall
+from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, ConversationStore, Database, NotFound
 
 
@@ -55,8 +56,7 @@ def test_delete_cascades_to_messages_but_keeps_the_audit(db: Database) -> None:
         call_id="c1",
         tool="t",
         arguments={},
-        decision="allow",
-        decided_by="user",
+        ruling=Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once."),
         outcome="proposed",
         conversation_id=gone,
     )

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from hearth import paths
-from hearth.engine.types import Message
+from hearth.messages import Message
+from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import (
     AuditLog,
     ConversationStore,
@@ -79,8 +80,7 @@ def test_every_store_reopens_an_existing_database_with_its_data(tmp_path: Path) 
             call_id="call_1",
             tool="t",
             arguments={},
-            decision="ask",
-            decided_by="user",
+            ruling=Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once."),
             outcome="proposed",
         )
     with open_database(path) as db:
@@ -88,8 +88,8 @@ def test_every_store_reopens_an_existing_database_with_its_data(tmp_path: Path) 
         assert RuleTable(db).load_rules() == [{"tool": "read_file"}]
         assert [i.state for i in IntentLog(db).reconcile()] == ["unknown"]
         assert len(AuditLog(db).entries()) == 1
-        versions = {"conversations", "audit", "intents", "rules"}
-        assert {name: db.schema_version(name) for name in versions} == dict.fromkeys(versions, 1)
+        versions = {"conversations": 1, "audit": 2, "intents": 1, "rules": 1}
+        assert {name: db.schema_version(name) for name in versions} == versions
 
 
 def test_a_file_that_is_not_a_database_is_refused_and_left_alone(tmp_path: Path) -> None:
@@ -139,8 +139,7 @@ def test_two_threads_append_to_one_conversation(db: Database) -> None:
                     call_id=f"{name}-{n}",
                     tool="t",
                     arguments={},
-                    decision="allow",
-                    decided_by="default",
+                    ruling=Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once."),
                     outcome="proposed",
                 )
                 assert store.list()[0].id == conversation

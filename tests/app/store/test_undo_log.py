@@ -9,6 +9,7 @@ import pytest
 
 from hearth import Tool, UndoFailed, hookimpl, tool
 from hearth.assistant import Assistant
+from hearth.ruling import Reason
 from hearth.store import NotFound, StoreError, UndoLog, open_database
 
 
@@ -71,10 +72,10 @@ def test_assistant_undo_records_and_refuses_twice(tmp_path: Path) -> None:
         assert done.summary == "removed the line" and notes.read_text() == ""
         with pytest.raises(UndoFailed, match="already undone"):
             assistant.undo("call-1")
-        rows = [(e.call_id, e.outcome, e.decided_by) for e in assistant.audit.entries()]
+        rows = [(e.call_id, e.outcome, e.ruling.reason) for e in assistant.audit.entries()]
         assert rows == [
-            ("undo:call-1", "proposed", "user (undo)"),
-            ("undo:call-1", "executed", "user (undo)"),
+            ("undo:call-1", "proposed", Reason.UNDO),
+            ("undo:call-1", "executed", Reason.UNDO),
         ]
     finally:
         assistant.close()
@@ -90,7 +91,7 @@ def test_a_failing_undo_is_reported_and_stays_pending(tmp_path: Path) -> None:
         assistant.undo_log.record("call-1", "notes_append", {"line": "milk"}, result, "add milk")
         notes.write_text("milk\nthe user's own line\n")
         with pytest.raises(UndoFailed, match="changed since"):
-            assistant.undo_last()
+            assistant.undo("call-1")
         assert [e.call_id for e in assistant.undoable()] == ["call-1"]
         assert assistant.audit.entries()[-1].outcome == "failed"
     finally:

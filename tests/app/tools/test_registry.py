@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from hearth.tools import DuplicateToolError, Tool, ToolRegistry, UnknownToolError, make_tool
+from hearth.tools import DuplicateToolError, Tool, ToolRegistry, make_tool
 
 
 def read_file(path: str) -> str:
@@ -52,16 +52,6 @@ def test_a_second_tool_with_the_same_name_is_refused(tools: list[Tool]) -> None:
     ):
         registry.add(dataclasses.replace(tools[1], connector=None))
     assert registry.get("mail.list") is tools[1]
-
-
-def test_specs_follow_the_requested_names(tools: list[Tool]) -> None:
-    registry = ToolRegistry(tools)
-    assert [spec.name for spec in registry.specs()] == ["files.read", "mail.list"]
-    specs = registry.specs(iter(["mail.list", "files.read"]))
-    assert [spec.name for spec in specs] == ["mail.list", "files.read"]
-    assert specs[0].parameters["properties"]["folder"]["default"] == "INBOX"
-    with pytest.raises(UnknownToolError, match=r"'files\.delete'"):
-        registry.specs(["files.read", "files.delete"])
 
 
 def test_tools_by_connector(tools: list[Tool]) -> None:

@@ -1,15 +1,14 @@
-"""Plain data shared by every engine backend: messages, tools, stream events, settings."""
+"""The conversation vocabulary every layer shares: messages, tool specs and calls, a stop flag."""
 
 from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
-StopReason = Literal["end", "tool_calls", "max_tokens", "cancelled", "repetition", "context_full"]
 
 
 def new_call_id() -> str:
@@ -96,85 +95,6 @@ class Message:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerDelta:
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallEmitted:
-    call: ToolCall
-
-
-@dataclass(frozen=True, slots=True)
-class MalformedToolCall:
-    """A tool call the model started but that did not parse or validate; never dropped silently."""
-
-    raw: str
-    reason: str
-
-
-@dataclass(slots=True)
-class GenerationStats:
-    prompt_tokens: int = 0
-    evaluated_tokens: int = 0
-    reused_tokens: int = 0
-    completion_tokens: int = 0
-    prefill_seconds: float = 0.0
-    decode_seconds: float = 0.0
-
-    @property
-    def decode_tokens_per_second(self) -> float:
-        if self.decode_seconds <= 0:
-            return 0.0
-        return self.completion_tokens / self.decode_seconds
-
-
-@dataclass(frozen=True, slots=True)
-class GenerationDone:
-    """The last event of every generation: the assistant message as it goes into history."""
-
-    message: Message
-    stop_reason: StopReason
-    stats: GenerationStats
-    malformed_calls: tuple[MalformedToolCall, ...] = ()
-
-
-EngineEvent = ReasoningDelta | AnswerDelta | ToolCallEmitted | MalformedToolCall | GenerationDone
-
-
-@dataclass(frozen=True, slots=True)
-class GenerationSettings:
-    """Per-request settings. Sampling fields left as None use the model's own defaults."""
-
-    max_tokens: int = 1024
-    tool_choice: Literal["auto", "required", "none"] = "auto"
-    parallel_tool_calls: bool = False
-    enable_thinking: bool = True
-    reasoning_budget: int = 768
-    temperature: float | None = None
-    top_p: float | None = None
-    top_k: int | None = None
-    min_p: float | None = None
-    repeat_penalty: float | None = None
-    seed: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ModelInfo:
-    name: str
-    source: str
-    architecture: str
-    quantization: str
-    context_length: int
-    tool_format: str
-
-
 class CancelToken:
     """Thread-safe stop flag checked between tokens and inside llama.cpp's decode."""
 
@@ -187,21 +107,3 @@ class CancelToken:
     @property
     def cancelled(self) -> bool:
         return self._event.is_set()
-
-
-@runtime_checkable
-class ChatModel(Protocol):
-    """What the agent loop needs from a model: a stream of typed events for one reply."""
-
-    @property
-    def info(self) -> ModelInfo: ...
-
-    def generate(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        settings: GenerationSettings | None = None,
-        cancel: CancelToken | None = None,
-    ) -> Iterator[EngineEvent]: ...
-
-    def close(self) -> None: ...

@@ -1,16 +1,13 @@
-"""What the Permissions page does to the rule book: edit a rule, set a connector's default.
-
-Plain functions on the core's public objects, run on the pool; no Qt here.
-"""
+"""Changes a person makes to the rule book: edit a rule, set a connector's default."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from hearth import Connector
-from hearth.consent import ConsentError, Decision, Duration, Rule, RuleBook
-from hearth.consent.scopes import real_path
+from hearth.connector import Connector
+from hearth.consent.rules import ConsentError, Decision, Rule, RuleBook
+from hearth.consent.scopes import pin_scope
+from hearth.ruling import Duration
 from hearth.tools import ToolRegistry
 
 
@@ -50,12 +47,12 @@ def _pinned_scope(tools: ToolRegistry, tool_name: str, scope: str | None) -> str
     if not text:
         return None
     tool = tools.get(tool_name)
-    if tool is None or tool.scope_kind != "path":
+    if tool is None:
         return text
-    resolved = real_path(str(Path(text).expanduser()))
-    if resolved is None:
+    pinned = pin_scope(tool, text)
+    if pinned is None:
         raise ConsentError(f"{text!r} is not a full folder path; use one like ~/Documents")
-    return str(resolved)
+    return pinned
 
 
 def connector_pattern(connector: Connector, tools: ToolRegistry) -> str | None:

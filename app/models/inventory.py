@@ -1,4 +1,4 @@
-"""What the Models page lists: catalog entries, installed files, paused downloads. No Qt here."""
+"""What a front end lists as models: catalog entries, installed files, paused downloads."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hearth import paths
-from hearth.engine.types import ChatModel
 from hearth.errors import ModelFileError
+from hearth.generation import ChatModel
 from hearth.models import (
     Catalog,
     CatalogEntry,
@@ -20,8 +20,7 @@ from hearth.models import (
     load_chat_model,
     verify_model,
 )
-
-PART_SUFFIX = ".part"
+from hearth.models.download import PART_SUFFIX
 
 
 @dataclass(frozen=True)

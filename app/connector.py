@@ -1,0 +1,113 @@
+"""The `Connector` contract: one object per service, created in its plugin's hook.
+
+A connector owns its state (an index, a connection pool, a watcher) and hands itself to its
+tools, its CLI commands and its setup form; nothing about it lives at module level. Subclass it
+and decorate methods with `@tool`, or build a small one from plain tools with keywords.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+import click
+import pydantic
+
+from hearth.errors import HearthError
+from hearth.tools import Tool
+from hearth.tools.decorator import ToolMethod
+
+CONNECTOR_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+class PluginError(HearthError):
+    """A plugin registered something Hearth cannot accept."""
+
+
+class Connector:
+    """A service Hearth can reach (mail, calendar, files, ...): its tools and how to set it up.
+
+    `settings` is a pydantic model the UI renders as a setup form; secret fields go to the
+    keyring (see `hearth.settings`). `test_connection(settings)` raises a `HearthError` whose
+    message says what failed and what the user can do. `start()` begins background work (a
+    file watcher, a sync) when a front end opens; `stop()` ends it and must be safe to repeat.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    keywords: tuple[str, ...] = ()
+    settings: type[pydantic.BaseModel] | None = None
+    test_connection: Callable[[Any], object] | None = None
+
+    def __init__(
+        self,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        tools: Iterable[Tool] = (),
+        *,
+        settings: type[pydantic.BaseModel] | None = None,
+        test_connection: Callable[[Any], object] | None = None,
+        keywords: Iterable[str] = (),
+    ) -> None:
+        # Instance values shadow the class's only when given, so a subclass's own stay.
+        for attribute, value in (("name", name), ("title", title), ("description", description)):
+            if value is not None:
+                setattr(self, attribute, value)
+        if settings is not None:
+            self.settings = settings
+        if test_connection is not None:
+            self.test_connection = test_connection
+        if keywords:
+            self.keywords = tuple(keywords)
+        self._extra_tools = tuple(tools)
+        self._check()
+
+    @functools.cached_property
+    def tools(self) -> tuple[Tool, ...]:
+        """Every tool of this connector: its `@tool` methods, then any tools it was given."""
+        methods = [
+            getattr(self, attribute)
+            for attribute, value in _class_attributes(type(self))
+            if isinstance(value, ToolMethod)
+        ]
+        return tuple(_owned(self, tool) for tool in (*methods, *self._extra_tools))
+
+    def commands(self) -> Iterable[click.Command]:
+        """`hearth <command>`s working on this connector, bound to it."""
+        return ()
+
+    def start(self) -> None:
+        """Begin background work; a front end calls this once it opens."""
+
+    def stop(self) -> None:
+        """End background work; safe to call twice."""
+
+    def _check(self) -> None:
+        if not CONNECTOR_NAME.fullmatch(self.name):
+            raise PluginError(f"connector name {self.name!r} must be lower-case, like 'mail'")
+        stray = [type(item).__name__ for item in self._extra_tools if not isinstance(item, Tool)]
+        if stray:
+            raise PluginError(f"connector {self.name!r}: tools must be Tool objects, not {stray}")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _class_attributes(cls: type) -> Iterable[tuple[str, object]]:
+    seen: set[str] = set()
+    for klass in cls.__mro__:
+        for attribute, value in vars(klass).items():
+            if attribute not in seen:
+                seen.add(attribute)
+                yield attribute, value
+
+
+def _owned(connector: Connector, tool: Tool) -> Tool:
+    # The connector's keywords also suggest each of its tools when tools are picked per turn.
+    keywords = tuple(dict.fromkeys((*tool.keywords, *connector.keywords)))
+    return dataclasses.replace(tool, connector=connector.name, keywords=keywords)

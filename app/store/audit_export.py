@@ -1,0 +1,42 @@
+"""The audit log written out for people: JSON, or CSV that is safe to open in a spreadsheet."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from hearth.store.audit import AuditEntry
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def write_json(fp: TextIO, entries: Sequence[AuditEntry]) -> None:
+    records = [dumps(entry.as_record()) for entry in entries]
+    fp.write("[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n")
+
+
+def write_csv(fp: TextIO, entries: Sequence[AuditEntry], fields: Sequence[str]) -> None:
+    writer = csv.writer(fp)
+    writer.writerow(fields)
+    for entry in entries:
+        record = entry.as_record()
+        cells = [record[name] for name in fields]
+        writer.writerow([_csv_cell(cell) for cell in cells])
+
+
+def _csv_cell(value: object) -> object:
+    if isinstance(value, dict | list):
+        return dumps(value)
+    # Arguments and summaries can come from untrusted mail or web text; a leading = + - @
+    # would run as a formula when the export is opened in a spreadsheet.
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return "" if value is None else value
+
+
+def dumps(data: object) -> str:
+    # default=str: an argument JSON cannot encode must still be recorded, never lost.
+    return json.dumps(data, ensure_ascii=False, default=str)

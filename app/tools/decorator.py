@@ -1,0 +1,130 @@
+"""`@tool`: a typed function, or a connector's method, becomes a `Tool` the model may propose."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+from hearth.tools.define import make_tool
+from hearth.tools.tool import Effect, ScopeKind, Tool, ToolDefinitionError
+
+
+def tool(
+    *,
+    effect: Effect,
+    scope: str | None = None,
+    scope_kind: ScopeKind | None = None,
+    range_arg: str | None = None,
+    preview: Callable[[Mapping[str, Any]], str] | None = None,
+    undo: Callable[[Mapping[str, Any], Any], Any] | str | None = None,
+    name: str | None = None,
+    keywords: Iterable[str] = (),
+) -> Callable[[Callable[..., Any]], Any]:
+    """Decorator form of `make_tool`; on a connector's method it makes a `ToolMethod`.
+
+    On a method, `undo` may name another method of the connector, `(self, arguments, result)`.
+    """
+
+    def decorate(function: Callable[..., Any]) -> Any:
+        options = ToolOptions(effect, scope, scope_kind, range_arg, preview, undo, name, keywords)
+        if _is_method(function):
+            return ToolMethod(function, options)
+        return options.build(function, name or str(getattr(function, "__name__", "")))
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """What `@tool` was told: the consent metadata, preview, undo, name and keywords."""
+
+    effect: Effect
+    scope: str | None
+    scope_kind: ScopeKind | None
+    range_arg: str | None
+    preview: Callable[[Mapping[str, Any]], str] | None
+    undo: Callable[[Mapping[str, Any], Any], Any] | str | None
+    name: str | None
+    keywords: Iterable[str]
+
+    def build(self, function: Callable[..., Any], name: str, **changes: Any) -> Tool:
+        if isinstance(changes.get("undo", self.undo), str):
+            raise ToolDefinitionError(
+                f"tool {name!r}: undo names a method, so the tool must be a connector's method"
+            )
+        options = {
+            "effect": self.effect,
+            "scope": self.scope,
+            "scope_kind": self.scope_kind,
+            "range_arg": self.range_arg,
+            "preview": self.preview,
+            "undo": self.undo,
+            "keywords": self.keywords,
+            **changes,
+        }
+        return make_tool(function, name=name, **options)
+
+
+class ToolMethod:
+    """A connector method decorated with `@tool`: each connector object gets its own `Tool`.
+
+    The tool is named `<connector>.<method>` unless `name` is given; a scope without a kind
+    takes the connector's `scope_kind`. `undo="method_name"` names the method that reverts it,
+    which receives the result again as this method's declared return type, even after the undo
+    journal kept it as JSON across a restart.
+    """
+
+    def __init__(self, function: Callable[..., Any], options: ToolOptions) -> None:
+        self.function = function
+        self.options = options
+        self._attribute = function.__name__
+
+    def __set_name__(self, owner: type, attribute: str) -> None:
+        self._attribute = attribute
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        cache: dict[str, Tool] = instance.__dict__.setdefault("_hearth_tools", {})
+        if self._attribute not in cache:
+            cache[self._attribute] = self._bind(instance)
+        return cache[self._attribute]
+
+    def _bind(self, instance: object) -> Tool:
+        bound = self.function.__get__(instance)
+        owner_name = str(getattr(instance, "name", ""))
+        name = self.options.name or f"{owner_name}.{self.function.__name__}"
+        scope_kind = self.options.scope_kind
+        if self.options.scope is not None and scope_kind is None:
+            scope_kind = getattr(instance, "scope_kind", None)
+        undo = self.options.undo
+        if isinstance(undo, str):
+            method = getattr(instance, undo, None)
+            if not callable(method):
+                raise ToolDefinitionError(f"tool {name!r}: undo names no method {undo!r}")
+            undo = _typed_undo(method, self.function)
+        return self.options.build(bound, name, scope_kind=scope_kind, undo=undo)
+
+
+def _is_method(function: Callable[..., Any]) -> bool:
+    parameters = list(inspect.signature(function).parameters)
+    return bool(parameters) and parameters[0] == "self"
+
+
+def _typed_undo(
+    undo: Callable[[Mapping[str, Any], Any], Any], function: Callable[..., Any]
+) -> Callable[[Mapping[str, Any], Any], Any]:
+    """Undo gets the result as the tool returned it, even after a restart read it from disk."""
+    returns = typing.get_type_hints(function).get("return", Any)
+    adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(returns)
+
+    def revert(arguments: Mapping[str, Any], result: Any) -> Any:
+        return undo(arguments, adapter.validate_python(result))
+
+    revert.__name__ = getattr(undo, "__name__", "revert")
+    return revert
