@@ -10,27 +10,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hearth.connectors.files.library import FileLibrary, IndexStatus
-    from hearth.connectors.files.plugin import files_connector, shared_library
+    from hearth.connectors.files.connector import FilesConnector
+    from hearth.connectors.files.library import FileLibrary
     from hearth.connectors.files.roots import FilesError, PathRefused
 
 _EXPORTS = {
+    "FilesConnector": "connector",
     "FileLibrary": "library",
-    "IndexStatus": "library",
-    "files_connector": "plugin",
-    "shared_library": "plugin",
     "FilesError": "roots",
     "PathRefused": "roots",
 }
 
-__all__ = [
-    "FileLibrary",
-    "FilesError",
-    "IndexStatus",
-    "PathRefused",
-    "files_connector",
-    "shared_library",
-]
+__all__ = ["FileLibrary", "FilesConnector", "FilesError", "PathRefused"]
 
 
 def __getattr__(name: str) -> Any:

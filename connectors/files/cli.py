@@ -1,4 +1,8 @@
-"""`hearth files`: grant and revoke folders, index them, search, from the terminal."""
+"""`hearth files`: grant and revoke folders, index them, search, from the terminal.
+
+The commands are plain definitions; `files_commands(library)` puts them in a group whose
+context carries the library, which each command receives with `@click.pass_obj`.
+"""
 
 from __future__ import annotations
 
@@ -10,52 +14,52 @@ from hearth.connectors.files.index import Query
 from hearth.connectors.files.library import FileLibrary
 
 
-def _library() -> FileLibrary:
-    from hearth.connectors.files.plugin import shared_library
+def files_commands(library: FileLibrary) -> click.Group:
+    """`hearth files` working on `library`."""
+    return click.Group(
+        "files",
+        commands=[grant, revoke, list_folders, index, search],
+        help="Folders Hearth may see, and their search index.",
+        context_settings={"obj": library},
+    )
 
-    return shared_library()
 
-
-@click.group("files")
-def files() -> None:
-    """Folders Hearth may see, and their search index."""
-
-
-@files.command("grant")
+@click.command("grant")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--no-index", is_flag=True, help="Only grant; index the next time Hearth runs.")
-def grant(folder: Path, no_index: bool) -> None:
+@click.pass_obj
+def grant(library: FileLibrary, folder: Path, no_index: bool) -> None:
     """Let Hearth see FOLDER and everything in it, then index it."""
-    library = _library()
     root = library.grant(folder.absolute())
     click.echo(f"Granted {root}")
     if not no_index:
         _index(library, root)
 
 
-@files.command("revoke")
+@click.command("revoke")
 @click.argument("folder", type=click.Path(path_type=Path))
-def revoke(folder: Path) -> None:
+@click.pass_obj
+def revoke(library: FileLibrary, folder: Path) -> None:
     """Stop Hearth seeing FOLDER; its entries leave the index."""
-    _library().revoke(folder.absolute())
+    library.revoke(folder.absolute())
     click.echo(f"Revoked {folder}")
 
 
-@files.command("list")
-def list_folders() -> None:
+@click.command("list")
+@click.pass_obj
+def list_folders(library: FileLibrary) -> None:
     """Show the granted folders and how many entries each has in the index."""
-    library = _library()
     roots = library.roots()
     if not roots:
         click.echo("No folders granted yet. Grant one with:  hearth files grant ~/Documents")
     for root in roots:
-        click.echo(f"{root}  ({library.index.count(root)} indexed)")
+        click.echo(f"{root}  ({library.indexed_count(root)} indexed)")
 
 
-@files.command("index")
-def index() -> None:
+@click.command("index")
+@click.pass_obj
+def index(library: FileLibrary) -> None:
     """Bring the index up to date with every granted folder now."""
-    library = _library()
     for root in library.roots():
         _index(library, root)
     skipped = library.index.skipped(limit=20)
@@ -63,13 +67,13 @@ def index() -> None:
         click.secho(f"text not indexed: {entry.path}: {entry.skipped}", dim=True, err=True)
 
 
-@files.command("search")
+@click.command("search")
 @click.argument("words", nargs=-1, required=True)
 @click.option("--kind", type=click.Choice(["txt", "md", "pdf", "docx", "other", "folder"]))
 @click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
-def search(words: tuple[str, ...], kind: str | None, limit: int) -> None:
+@click.pass_obj
+def search(library: FileLibrary, words: tuple[str, ...], kind: str | None, limit: int) -> None:
     """Search names and text in the granted folders."""
-    library = _library()
     hits = library.index.search(Query(" ".join(words), kind=kind, limit=limit), library.roots())
     if not hits:
         click.echo("No matches.")

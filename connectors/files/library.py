@@ -11,11 +11,11 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from hearth import HearthError, SettingsStore, data_dir
+from hearth import HearthError, IndexStatus, SettingsStore, data_dir
 from hearth.connectors.files.extract import Limits, TextExtractor
 from hearth.connectors.files.index import FileIndex
 from hearth.connectors.files.roots import PathRefused, real_root
@@ -27,24 +27,12 @@ log = logging.getLogger(__name__)
 
 NAME = "files"
 INDEX_FILE = "files-index.sqlite3"
-State = Literal["idle", "scanning", "watching", "polling"]
 Job = tuple[str, object]
-
-
-@dataclass(frozen=True, slots=True)
-class IndexStatus:
-    """What the indexer is doing, for the Folders page and `hearth files status`."""
-
-    state: State
-    root: Path | None = None
-    done: int = 0
-    total: int = 0
-    skipped: int = 0
-    warnings: tuple[str, ...] = ()
+Resting = Literal["idle", "watching", "polling"]
 
 
 class FileLibrary:
-    """The folders the user granted, kept indexed while started."""
+    """The folders the user granted, kept indexed while started; `FilesConnector` owns one."""
 
     def __init__(
         self,
@@ -90,6 +78,10 @@ class FileLibrary:
             self._watch(root)
             self._submit(("scan", root))
         return root
+
+    def indexed_count(self, root: Path) -> int:
+        """How many entries below `root` the index holds."""
+        return self.index.count(root)
 
     def revoke(self, folder: Path) -> None:
         """Stop seeing `folder`; its entries leave the index."""
@@ -148,7 +140,8 @@ class FileLibrary:
         if self.started:
             self._submit(("update", frozenset(paths)))
         else:
-            self.scanner.update(paths, self.roots())
+            # A tool's change is done by now; a failed index update must not undo its success.
+            self._attempt("update", frozenset(paths))
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Block until every queued job is done; False if that took longer than `timeout`."""
@@ -179,13 +172,17 @@ class FileLibrary:
             if kind == "stop":
                 return
             try:
-                self._run(kind, payload)
-            except HearthError as error:
-                self._warn(str(error))
-            except Exception:
-                log.exception("the file indexer failed on %s; the next rescan retries", kind)
+                self._attempt(kind, payload)
             finally:
                 self._finish_job()
+
+    def _attempt(self, kind: str, payload: object) -> None:
+        try:
+            self._run(kind, payload)
+        except HearthError as error:
+            self._warn(str(error))
+        except Exception:
+            log.exception("the file indexer failed on %s; the next rescan retries", kind)
 
     def _finish_job(self) -> None:
         # The resting state is published before the count drops, so `wait_idle()` sees it.
@@ -224,7 +221,7 @@ class FileLibrary:
         except OSError as error:
             self._warn(f"cannot watch {root} for changes ({error}); it is rescanned instead")
 
-    def _resting_state(self) -> State:
+    def _resting_state(self) -> Resting:
         if self._watcher is None or not self.roots():
             return "idle"
         modes = {self._watcher.mode(root) for root in self.roots() if self._watching(root)}

@@ -23,6 +23,10 @@ def preview_rename(arguments: Mapping[str, Any]) -> str:
     return f"Rename {path.name} to {arguments.get('new_name')} (in {path.parent})"
 
 
+def preview_create_folder(arguments: Mapping[str, Any]) -> str:
+    return f"Create the folder {arguments.get('path')}"
+
+
 def preview_write(arguments: Mapping[str, Any]) -> str:
     text = str(arguments.get("text", ""))
     verb = "Write (replacing if it exists)" if arguments.get("overwrite") else "Create"

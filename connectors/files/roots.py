@@ -14,13 +14,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hearth import HearthError
+from hearth import ToolFailure
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _HINT = "Use a full path exactly as files.list or files.search show it."
 
 
-class FilesError(HearthError):
+class FilesError(ToolFailure):
     """A file tool could not do what was asked; the message says why, for the model or user."""
 
 

@@ -10,25 +10,16 @@ import configparser
 import os
 import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
 from hearth import UndoFailed
+from hearth.connectors.files.results import TrashedItem
 
 INFO_SUFFIX = ".trashinfo"
 
 
-@dataclass(frozen=True, slots=True)
-class Trashed:
-    """Where one item went: the file inside the trash and its .trashinfo record."""
-
-    original: str
-    trash_file: str | None
-    info_file: str | None
-
-
-def move_to_trash(path: Path) -> Trashed:
+def move_to_trash(path: Path) -> TrashedItem:
     """Send `path` to the OS trash (never a hard delete) and note where it landed."""
     # Imported here: send2trash reads XDG_DATA_HOME when it is first imported.
     from send2trash import send2trash
@@ -39,11 +30,11 @@ def move_to_trash(path: Path) -> Trashed:
     for info in reversed(new):
         if _recorded_path(info) == path:
             trash_file = info.parent.parent / "files" / info.name.removesuffix(INFO_SUFFIX)
-            return Trashed(str(path), str(trash_file), str(info))
-    return Trashed(str(path), None, None)
+            return TrashedItem(original=str(path), trash_file=str(trash_file), info_file=str(info))
+    return TrashedItem(original=str(path), trash_file=None, info_file=None)
 
 
-def restore(item: Trashed) -> str:
+def restore(item: TrashedItem) -> str:
     """Put a trashed item back where it was; refuses to replace anything now there."""
     original = Path(item.original)
     if item.trash_file is None or item.info_file is None:

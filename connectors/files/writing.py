@@ -15,30 +15,42 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hearth import Tool, UndoFailed, data_dir, make_tool
+from hearth import UndoFailed, data_dir, tool
 from hearth.connectors.files.library import FileLibrary
 from hearth.connectors.files.previews import (
+    preview_create_folder,
     preview_move,
     preview_rename,
     preview_trash,
     preview_write,
 )
-from hearth.connectors.files.reading import KEYWORDS
+from hearth.connectors.files.results import Created, Move, Moved, Trashed, Written
 from hearth.connectors.files.roots import FilesError, check_new_name, resolve_inside
-from hearth.connectors.files.trash import Trashed, move_to_trash, restore
+from hearth.connectors.files.trash import move_to_trash, restore
 
 WRITE_LIMIT = 1_000_000
 
 
-def writing_tools(library: FileLibrary) -> list[Tool]:
-    def files_move(sources: list[str], destination: str) -> dict[str, Any]:
+class WritingTools:
+    """The files connector's tools that change files, each with the method that undoes it."""
+
+    library: FileLibrary
+
+    @tool(
+        effect="write",
+        scope="sources",
+        preview=preview_move,
+        keywords=("move", "organise", "organize", "tidy"),
+        undo="move_back",
+    )
+    def move(self, sources: list[str], destination: str) -> Moved:
         """Move files or folders into another folder.
 
         Args:
             sources: Full paths of the files or folders to move.
             destination: Full path of the folder to move them into.
         """
-        roots = library.roots()
+        roots = self.library.roots()
         target = resolve_inside(destination, roots)
         if not target.is_dir():
             raise FilesError(f"{destination} is not a folder")
@@ -50,41 +62,86 @@ def writing_tools(library: FileLibrary) -> list[Tool]:
         for item, _ in plan:
             if target.is_relative_to(item):
                 raise FilesError(f"cannot move {item} into itself")
-        moved = []
+        moved: list[Move] = []
         for item, new in plan:
             shutil.move(item, new)
             moved.append({"from": str(item), "to": str(new)})
-        library.refresh({p for item, new in plan for p in (item, new)})
-        return {"moved": moved}
+        self.library.refresh({p for item, new in plan for p in (item, new)})
+        return Moved(moved=moved)
 
-    def files_rename(path: str, new_name: str) -> dict[str, Any]:
+    @tool(
+        effect="write",
+        scope="path",
+        preview=preview_rename,
+        keywords=("rename", "name"),
+        undo="move_back",
+    )
+    def rename(self, path: str, new_name: str) -> Moved:
         """Rename a file or folder, keeping it in the same folder.
 
         Args:
             path: Full path of the file or folder.
             new_name: The new name only, without any folder.
         """
-        item = resolve_inside(path, library.roots())
+        item = resolve_inside(path, self.library.roots())
         new = item.with_name(check_new_name(new_name))
         _check_free([new])
         item.rename(new)
-        library.refresh({item, new})
-        return {"moved": [{"from": str(item), "to": str(new)}]}
+        self.library.refresh({item, new})
+        return Moved(moved=[{"from": str(item), "to": str(new)}])
 
-    def files_create_folder(path: str) -> dict[str, Any]:
+    def move_back(self, arguments: Mapping[str, Any], result: Moved) -> str:
+        """Put moved or renamed items back; refuses if something new took their place."""
+        pairs = [(Path(m["to"]), Path(m["from"])) for m in reversed(result.moved)]
+        roots = self.library.roots()
+        for now, before in pairs:
+            if not os.path.lexists(now):
+                raise UndoFailed(f"{now} is no longer there")
+            if os.path.lexists(before):
+                raise UndoFailed(f"something new is at {before}; nothing was replaced")
+            resolve_inside(str(before.parent), roots)
+        for now, before in pairs:
+            shutil.move(now, before)
+        self.library.refresh({p for pair in pairs for p in pair})
+        return f"moved {len(pairs)} item(s) back"
+
+    @tool(
+        effect="write",
+        scope="path",
+        preview=preview_create_folder,
+        keywords=("create", "new", "make", "mkdir"),
+        undo="remove_created_folder",
+    )
+    def create_folder(self, path: str) -> Created:
         """Create a new, empty folder.
 
         Args:
             path: Full path of the folder to create; its parent must exist.
         """
-        target = resolve_inside(path, library.roots(), must_exist=False)
+        target = resolve_inside(path, self.library.roots(), must_exist=False)
         check_new_name(target.name)
         _check_free([target])
         target.mkdir()
-        library.refresh({target})
-        return {"created": str(target)}
+        self.library.refresh({target})
+        return Created(created=str(target))
 
-    def files_write_text(path: str, text: str, overwrite: bool = False) -> dict[str, Any]:
+    def remove_created_folder(self, arguments: Mapping[str, Any], result: Created) -> str:
+        """Remove the folder again, but only while it is still empty."""
+        folder = Path(result.created)
+        if any(folder.iterdir()):
+            raise UndoFailed(f"{folder} is not empty any more; it was left in place")
+        folder.rmdir()
+        self.library.refresh({folder})
+        return f"removed the empty folder {folder}"
+
+    @tool(
+        effect="write",
+        scope="path",
+        preview=preview_write,
+        keywords=("write", "save", "create", "note"),
+        undo="unwrite",
+    )
+    def write_text(self, path: str, text: str, overwrite: bool = False) -> Written:
         """Write text to a new file.
 
         Args:
@@ -92,89 +149,58 @@ def writing_tools(library: FileLibrary) -> list[Tool]:
             text: The text to write.
             overwrite: Replace the file if it exists (only if the user allows overwriting).
         """
-        target = resolve_inside(path, library.roots(), must_exist=False)
+        target = resolve_inside(path, self.library.roots(), must_exist=False)
         check_new_name(target.name)
         if len(text) > WRITE_LIMIT:
             raise FilesError(f"the text is over {WRITE_LIMIT} characters")
-        backup = _backup_for_overwrite(target, overwrite, library)
+        backup = _backup_for_overwrite(target, overwrite, self.library)
         _write_new(target, text.encode("utf-8"), replace=backup is not None)
-        library.refresh({target})
+        self.library.refresh({target})
         digest = hashlib.sha256(target.read_bytes()).hexdigest()
-        return {"written": str(target), "sha256": digest, "backup": backup}
+        return Written(written=str(target), sha256=digest, backup=backup)
 
-    def files_trash(paths: list[str]) -> dict[str, Any]:
+    def unwrite(self, arguments: Mapping[str, Any], result: Written) -> str:
+        """Put the replaced text back, or trash the new file, unless it changed since."""
+        target = Path(result.written)
+        if not target.is_file():
+            raise UndoFailed(f"{target} is no longer there")
+        if hashlib.sha256(target.read_bytes()).hexdigest() != result.sha256:
+            raise UndoFailed(f"{target} was changed since Hearth wrote it; it was left as it is")
+        if result.backup:
+            Path(result.backup).replace(target)
+            summary = f"put back the previous text of {target}"
+        else:
+            restore_point = move_to_trash(target)
+            summary = f"moved {target} to the trash ({restore_point.trash_file or 'OS trash'})"
+        self.library.refresh({target})
+        return summary
+
+    @tool(
+        effect="write",
+        scope="paths",
+        preview=preview_trash,
+        keywords=("delete", "remove", "trash", "bin"),
+        undo="restore_trashed",
+    )
+    def trash(self, paths: list[str]) -> Trashed:
         """Move files or folders to the trash, from where they can be restored.
 
         Args:
             paths: Full paths of the files or folders to trash.
         """
-        roots = library.roots()
+        roots = self.library.roots()
         items = [resolve_inside(path, roots) for path in paths]
         if not items:
             raise FilesError("name at least one file to trash")
         trashed = [move_to_trash(item) for item in items]
-        library.refresh(set(items))
-        return {"trashed": [vars_of(item) for item in trashed]}
+        self.library.refresh(set(items))
+        return Trashed(trashed=trashed)
 
-    def moved_back(arguments: Mapping[str, Any], result: Any) -> str:
-        return _undo_moves(result["moved"], library)
-
-    return [
-        make_tool(
-            files_move,
-            effect="write",
-            scope="sources",
-            scope_kind="path",
-            name="files.move",
-            preview=preview_move,
-            undo=moved_back,
-            keywords=(*KEYWORDS, "move", "organise", "organize", "tidy"),
-        ),
-        make_tool(
-            files_rename,
-            effect="write",
-            scope="path",
-            scope_kind="path",
-            name="files.rename",
-            preview=preview_rename,
-            undo=moved_back,
-            keywords=(*KEYWORDS, "rename", "name"),
-        ),
-        make_tool(
-            files_create_folder,
-            effect="write",
-            scope="path",
-            scope_kind="path",
-            name="files.create_folder",
-            preview=lambda a: f"Create the folder {a['path']}",
-            undo=lambda a, r: _remove_empty_folder(Path(r["created"]), library),
-            keywords=(*KEYWORDS, "create", "new", "make", "mkdir"),
-        ),
-        make_tool(
-            files_write_text,
-            effect="write",
-            scope="path",
-            scope_kind="path",
-            name="files.write_text",
-            preview=preview_write,
-            undo=lambda a, r: _undo_write(r, library),
-            keywords=(*KEYWORDS, "write", "save", "create", "note"),
-        ),
-        make_tool(
-            files_trash,
-            effect="write",
-            scope="paths",
-            scope_kind="path",
-            name="files.trash",
-            preview=preview_trash,
-            undo=lambda a, r: _undo_trash(r["trashed"], library),
-            keywords=(*KEYWORDS, "delete", "remove", "trash", "bin"),
-        ),
-    ]
-
-
-def vars_of(item: Trashed) -> dict[str, str | None]:
-    return {"original": item.original, "trash_file": item.trash_file, "info_file": item.info_file}
+    def restore_trashed(self, arguments: Mapping[str, Any], result: Trashed) -> str:
+        """Take the items back out of the trash to where they were."""
+        restored = [restore(item) for item in result.trashed]
+        self.library.refresh({Path(item.original) for item in result.trashed})
+        return "; ".join(restored)
 
 
 def _check_free(targets: list[Path]) -> None:
@@ -215,49 +241,3 @@ def _backup_for_overwrite(target: Path, overwrite: bool, library: FileLibrary) -
     backup = backups / f"{uuid.uuid4().hex}-{target.name}"
     shutil.copy2(target, backup)
     return str(backup)
-
-
-def _undo_moves(moved: list[dict[str, str]], library: FileLibrary) -> str:
-    roots = library.roots()
-    pairs = [(Path(m["to"]), Path(m["from"])) for m in reversed(moved)]
-    for now, before in pairs:
-        if not os.path.lexists(now):
-            raise UndoFailed(f"{now} is no longer there")
-        if os.path.lexists(before):
-            raise UndoFailed(f"something new is at {before}; nothing was replaced")
-        resolve_inside(str(before.parent), roots)
-    for now, before in pairs:
-        shutil.move(now, before)
-    library.refresh({p for pair in pairs for p in pair})
-    return f"moved {len(pairs)} item(s) back"
-
-
-def _remove_empty_folder(folder: Path, library: FileLibrary) -> str:
-    if any(folder.iterdir()):
-        raise UndoFailed(f"{folder} is not empty any more; it was left in place")
-    folder.rmdir()
-    library.refresh({folder})
-    return f"removed the empty folder {folder}"
-
-
-def _undo_write(result: Mapping[str, Any], library: FileLibrary) -> str:
-    target = Path(result["written"])
-    if not target.is_file():
-        raise UndoFailed(f"{target} is no longer there")
-    if hashlib.sha256(target.read_bytes()).hexdigest() != result["sha256"]:
-        raise UndoFailed(f"{target} was changed since Hearth wrote it; it was left as it is")
-    if result.get("backup"):
-        Path(result["backup"]).replace(target)
-        summary = f"put back the previous text of {target}"
-    else:
-        restore_point = move_to_trash(target)
-        summary = f"moved {target} to the trash ({restore_point.trash_file or 'OS trash'})"
-    library.refresh({target})
-    return summary
-
-
-def _undo_trash(trashed: list[dict[str, str | None]], library: FileLibrary) -> str:
-    items = [Trashed(t["original"] or "", t["trash_file"], t["info_file"]) for t in trashed]
-    restored = [restore(item) for item in items]
-    library.refresh({Path(item.original) for item in items})
-    return "; ".join(restored)

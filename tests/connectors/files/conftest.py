@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic_core import to_jsonable_python
 
 from hearth import Tool
-from hearth.connectors.files import FileLibrary, files_connector
+from hearth.connectors.files import FileLibrary, FilesConnector
 from tests.connectors.files.samples import make_docx, make_pdf
 
 
@@ -25,19 +26,24 @@ def documents(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def library(documents: Path) -> Iterator[FileLibrary]:
+def connector(documents: Path) -> Iterator[FilesConnector]:
     """Settings and index in the test's own HEARTH_HOME, where `hearth files` finds them too."""
-    files = FileLibrary(poll_seconds=0.5)
+    files = FilesConnector(FileLibrary(poll_seconds=0.5))
     files.grant(documents)
     yield files
     files.close()
 
 
 @pytest.fixture
-def tools(library: FileLibrary) -> dict[str, Tool]:
-    return {tool.name: tool for tool in files_connector(library).tools}
+def library(connector: FilesConnector) -> FileLibrary:
+    return connector.library
+
+
+@pytest.fixture
+def tools(connector: FilesConnector) -> dict[str, Tool]:
+    return {tool.name: tool for tool in connector.tools}
 
 
 def call(tools: dict[str, Tool], name: str, **arguments: Any) -> Any:
-    """Run a tool the way the executor does: validate, then invoke."""
-    return tools[name].invoke(arguments)
+    """Run a tool the way the executor does (validate, invoke) and return the JSON it keeps."""
+    return to_jsonable_python(tools[name].invoke(arguments), fallback=str)

@@ -1,17 +1,17 @@
-"""The files connector as a plugin object over a given library, like any third-party plugin."""
+"""The files connector as a plugin object over a given connector, like any third-party plugin."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from hearth import Connector, hookimpl
-from hearth.connectors.files import FileLibrary, files_connector
+from hearth.connectors.files import FilesConnector
 
 
 class FilesPlugin:
-    def __init__(self, library: FileLibrary) -> None:
-        self.library = library
+    def __init__(self, connector: FilesConnector) -> None:
+        self.connector = connector
 
     @hookimpl
     def register_connectors(self, register: Callable[[Connector], None]) -> None:
-        register(files_connector(self.library))
+        register(self.connector)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hearth.connectors.files import FileLibrary, IndexStatus
+from hearth import IndexStatus
+from hearth.connectors.files import FileLibrary
 from hearth.connectors.files.index import Query
 from tests.conftest import require
 

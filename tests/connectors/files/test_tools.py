@@ -8,6 +8,7 @@ import pytest
 
 from hearth import Tool
 from hearth.connectors.files import FileLibrary, FilesError
+from hearth.connectors.files.results import Excerpt, Listing, Moved, SearchResults
 from hearth.connectors.files.roots import real_root
 from tests.connectors.files.conftest import call
 
@@ -155,3 +156,42 @@ def test_trash_uses_the_os_trash(tools: dict[str, Tool], documents: Path) -> Non
     trashed = result["trashed"][0]
     assert trashed["trash_file"] and Path(trashed["trash_file"]).read_text().startswith("Remember")
     assert Path(trashed["info_file"]).read_text().startswith("[Trash Info]")
+
+
+def test_results_are_typed_and_keep_the_json_the_model_reads(
+    tools: dict[str, Tool], indexed: FileLibrary, documents: Path
+) -> None:
+    found = tools["files.search"].invoke({"query": "heron"})
+    assert isinstance(found, SearchResults) and found.results[0].snippet
+    [hit] = call(tools, "files.search", query="heron")["results"]
+    assert set(hit) == {"path", "kind", "size", "modified", "snippet"}
+    # Optional notes and empty snippets are left out rather than shown as null.
+    newest = call(tools, "files.search", query="", kind="pdf")
+    assert set(newest) == {"results"} and set(newest["results"][0]) == {
+        "path",
+        "kind",
+        "size",
+        "modified",
+    }
+    assert isinstance(tools["files.list"].invoke({"folder": str(documents)}), Listing)
+    listing = call(tools, "files.list", folder=str(documents))
+    assert set(listing) == {"folder", "entries"}
+    assert set(listing["entries"][0]) == {"name", "kind", "size", "modified"}
+    assert isinstance(tools["files.read"].invoke({"path": str(documents / "notes.txt")}), Excerpt)
+    assert set(call(tools, "files.read", path=str(documents / "notes.txt"))) == {"lines", "text"}
+    renamed = tools["files.rename"].invoke(
+        {"path": str(documents / "notes.txt"), "new_name": "a.txt"}
+    )
+    assert isinstance(renamed, Moved)
+    folder = call(tools, "files.create_folder", path=str(documents / "new"))
+    assert folder == {"created": str(real_root(documents) / "new")}
+    written = call(tools, "files.write_text", path=str(documents / "b.txt"), text="b")
+    assert set(written) == {"written", "sha256", "backup"}
+    moved = call(
+        tools, "files.move", sources=[str(documents / "b.txt")], destination=str(folder["created"])
+    )
+    assert moved == {
+        "moved": [{"from": str(real_root(documents) / "b.txt"), "to": folder["created"] + "/b.txt"}]
+    }
+    [trashed] = call(tools, "files.trash", paths=[folder["created"]])["trashed"]
+    assert set(trashed) == {"original", "trash_file", "info_file"}

@@ -13,22 +13,23 @@ from hearth import UndoFailed
 from hearth.agent import AgentConfig, AllowOnce, ToolRan
 from hearth.assistant import Assistant
 from hearth.cli.main import cli
-from hearth.connectors.files import FileLibrary
-from hearth.engine.types import CancelToken
+from hearth.connectors.files import FileLibrary, FilesConnector
+from hearth.messages import CancelToken
+from hearth.undoing import Undone
 from tests.app.agent.kit import drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.files.kit import FilesPlugin
 
 
 @pytest.fixture
-def run(library: FileLibrary) -> Iterator[Callable[..., Assistant]]:
+def run(connector: FilesConnector) -> Iterator[Callable[..., Assistant]]:
     """Run one agent turn in which the scripted model makes the given calls, approved once."""
     opened: list[Assistant] = []
 
     def turn(*calls: tuple[str, dict[str, Any]], ask: str = "tidy up my files") -> Assistant:
         model = ScriptedModel([Reply(calls=list(calls)), Reply(text="Done.")])
         assistant = Assistant(
-            model, plugins=[FilesPlugin(library)], entry_points=False, start_connectors=False
+            model, plugins=[FilesPlugin(connector)], entry_points=False, start_connectors=False
         )
         opened.append(assistant)
         session = assistant.session(config=AgentConfig(tool_limit=20))
@@ -43,6 +44,11 @@ def run(library: FileLibrary) -> Iterator[Callable[..., Assistant]]:
         assistant.db.close()
 
 
+def undo_last(assistant: Assistant, count: int) -> list[Undone]:
+    """Undo the `count` most recent actions, newest first, as `hearth undo` does."""
+    return [assistant.undo(entry.call_id) for entry in assistant.undoable(count)]
+
+
 def test_undo_moves_back(run: Callable[..., Assistant], documents: Path) -> None:
     (documents / "archive").mkdir()
     sources = [str(documents / "notes.txt"), str(documents / "invoice.pdf")]
@@ -50,7 +56,7 @@ def test_undo_moves_back(run: Callable[..., Assistant], documents: Path) -> None
     assert not (documents / "notes.txt").exists()
     [entry] = assistant.undoable()
     assert entry.summary.startswith("Move 2 items")
-    [undone] = assistant.undo_last(1)
+    [undone] = undo_last(assistant, 1)
     assert (documents / "notes.txt").exists() and (documents / "invoice.pdf").exists()
     assert not any((documents / "archive").iterdir())
     assert undone.summary == "moved 2 item(s) back"
@@ -65,7 +71,7 @@ def test_undo_restores_trash(run: Callable[..., Assistant], documents: Path) -> 
         ("files.trash", {"paths": [str(documents / "letter.docx")]}), ask="trash the letter"
     )
     assert not (documents / "letter.docx").exists()
-    assistant.undo_last(1)
+    undo_last(assistant, 1)
     assert (documents / "letter.docx").read_bytes() == text
 
 
@@ -77,7 +83,7 @@ def test_undo_of_rename_create_and_write(run: Callable[..., Assistant], document
         ask="rename the notes, create a folder 2026 and write a todo file",
     )
     assert len(assistant.undoable()) == 3
-    done = assistant.undo_last(3)
+    done = undo_last(assistant, 3)
     assert [d.tool for d in done] == ["files.write_text", "files.create_folder", "files.rename"]
     assert (documents / "notes.txt").exists() and not (documents / "budget.txt").exists()
     assert not (documents / "2026").exists() and not (documents / "todo.txt").exists()
@@ -90,7 +96,7 @@ def test_undo_of_overwrite_puts_the_old_text_back(
     path = str(documents / "notes.txt")
     assistant = run(("files.write_text", {"path": path, "text": "new", "overwrite": True}))
     assert Path(path).read_text() == "new"
-    assistant.undo_last(1)
+    undo_last(assistant, 1)
     assert Path(path).read_text().startswith("Remember the quarterly budget")
 
 
@@ -98,7 +104,7 @@ def test_undo_never_clobbers(run: Callable[..., Assistant], documents: Path) -> 
     assistant = run(("files.rename", {"path": str(documents / "notes.txt"), "new_name": "a.txt"}))
     (documents / "notes.txt").write_text("a new file the user made meanwhile")
     with pytest.raises(UndoFailed, match="nothing was replaced"):
-        assistant.undo_last(1)
+        undo_last(assistant, 1)
     assert (documents / "notes.txt").read_text().startswith("a new file")
     assert len(assistant.undoable()) == 1  # still there to retry once the way is clear
 
@@ -108,7 +114,7 @@ def test_undo_of_a_changed_write_is_refused(run: Callable[..., Assistant], docum
     assistant = run(("files.write_text", {"path": str(path), "text": "buy milk"}))
     path.write_text("buy milk and eggs")
     with pytest.raises(UndoFailed, match="changed since"):
-        assistant.undo_last(1)
+        undo_last(assistant, 1)
     assert path.read_text() == "buy milk and eggs"
 
 

@@ -8,9 +8,9 @@ import pytest
 
 from hearth.agent import AgentConfig, AllowOnce, Answer, ConsentAsked, Deny, ToolRan, TurnDone
 from hearth.assistant import Assistant
-from hearth.connectors.files import FileLibrary
+from hearth.connectors.files import FileLibrary, FilesConnector
 from hearth.engine.llama import LlamaCppModel
-from hearth.engine.types import GenerationSettings
+from hearth.generation import GenerationSettings
 from tests.app.agent.kit import drive, of
 from tests.connectors.files.kit import FilesPlugin
 
@@ -18,12 +18,12 @@ pytestmark = pytest.mark.model
 
 
 def test_real_model_searches_the_granted_folder(
-    smol: LlamaCppModel, library: FileLibrary, documents: Path
+    smol: LlamaCppModel, connector: FilesConnector, library: FileLibrary, documents: Path
 ) -> None:
     for root in library.roots():
         library.scanner.scan(root)
     before = sorted(str(p) for p in documents.rglob("*"))
-    assistant = Assistant(smol, plugins=[FilesPlugin(library)], entry_points=False)
+    assistant = Assistant(smol, plugins=[FilesPlugin(connector)], entry_points=False)
     settings = GenerationSettings(max_tokens=160, seed=5, temperature=0.2)
     session = assistant.session(config=AgentConfig(settings=settings, max_steps=3))
 

@@ -1,0 +1,102 @@
+"""What the file tools return: typed results that serialise to the JSON the model reads.
+
+An optional `note` or `snippet` is left out of the JSON when there is none, so the model sees
+only what it can use. Undo receives these types back, even after a restart read them from disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pydantic
+from typing_extensions import TypedDict
+
+# Functional form: "from" is a Python keyword, and the model has always read {"from", "to"}.
+Move = TypedDict("Move", {"from": str, "to": str})
+"""One item moved or renamed: where it was and where it is now."""
+
+
+class Result(pydantic.BaseModel):
+    """Base of the file tools' results: frozen, and optional fields omitted while empty."""
+
+    model_config = pydantic.ConfigDict(frozen=True)
+    omitted_when_empty: ClassVar[frozenset[str]] = frozenset({"note", "snippet"})
+
+    @pydantic.model_serializer(mode="wrap")
+    def _without_empty_notes(self, handler: pydantic.SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {
+            key: value
+            for key, value in data.items()
+            if value is not None or key not in self.omitted_when_empty
+        }
+
+
+class FoundFile(Result):
+    """One search hit; `snippet` marks where the words were found in the text."""
+
+    path: str
+    kind: str
+    size: int
+    modified: str
+    snippet: str | None = None
+
+
+class SearchResults(Result):
+    results: list[FoundFile]
+    note: str | None = None
+
+
+class GrantedFolders(Result):
+    """What files.list shows without a folder: the folders the user granted."""
+
+    granted_folders: list[str]
+
+
+class FolderEntry(Result):
+    name: str
+    kind: str
+    size: int
+    modified: str
+
+
+class Listing(Result):
+    folder: str
+    entries: list[FolderEntry]
+    note: str | None = None
+
+
+class Excerpt(Result):
+    """Lines of a file's text: `lines` says which ("10-12 of 500")."""
+
+    lines: str
+    text: str
+    note: str | None = None
+
+
+class Moved(Result):
+    moved: list[Move]
+
+
+class Created(Result):
+    created: str
+
+
+class Written(Result):
+    """A file written; undo checks `sha256` and puts `backup` (the replaced text) back."""
+
+    written: str
+    sha256: str
+    backup: str | None
+
+
+class TrashedItem(Result):
+    """Where one item went: the file inside the trash and its .trashinfo record, if found."""
+
+    original: str
+    trash_file: str | None
+    info_file: str | None
+
+
+class Trashed(Result):
+    trashed: list[TrashedItem]
