@@ -15,8 +15,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from hearth.assistant import Assistant
-from hearth.engine.types import ChatModel
 from hearth.errors import HearthError, ModelNotFoundError
+from hearth.generation import ChatModel
 from hearth.models import load_chat_model
 from hearth.models.lookup import resolve_model
 from hearth.ui import theme
@@ -83,7 +83,7 @@ def report_startup_problems(window: MainWindow, assistant: Assistant) -> None:
     """Plugins that were skipped and side effects a crash left unconfirmed, in one message."""
     lines = [
         f"Plugin {failure.plugin} was skipped: {failure.error}"
-        for failure in assistant.plugins.failed
+        for failure in assistant.plugin_failures()
     ]
     lines += [
         f"A previous run started {intent.tool} but never confirmed it finished; check whether it "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Protocol, cast
@@ -28,6 +27,7 @@ from hearth.ui.chat.controller import ChatController
 from hearth.ui.chat.conversations import ConversationList
 from hearth.ui.chat.panel import ChatPanel
 from hearth.ui.context import UiContext
+from hearth.ui.pages import PAGES
 
 CHAT = "Chat"
 SIDEBAR_WIDTH = 264
@@ -51,19 +51,8 @@ class Page(Protocol):
 
 
 def available_pages() -> list[Page]:
-    """The side pages `hearth.ui.pages` offers; none if that package has none (yet)."""
-    try:
-        module = importlib.import_module("hearth.ui.pages")
-    except ImportError:
-        return []
-    pages = getattr(module, "PAGES", None) or []
-    return [
-        cast(Page, page)
-        for page in pages
-        if isinstance(page, type)
-        and issubclass(page, QWidget)
-        and isinstance(getattr(page, "title", None), str)
-    ]
+    """The side pages, in the order the sidebar shows them."""
+    return [cast(Page, page) for page in PAGES]
 
 
 def page_icon(title: str) -> str:

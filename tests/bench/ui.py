@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication
 from hearth.agent import AgentConfig, AnswerDelta, ReasoningDelta
 from hearth.assistant import Assistant
 from hearth.engine.llama import LlamaCppModel
-from hearth.engine.types import GenerationSettings
+from hearth.generation import GenerationSettings
 from hearth.models.lookup import test_model_path
 from hearth.ui import theme
 from hearth.ui.context import UiContext

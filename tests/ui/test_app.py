@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hearth.assistant import Assistant
-from hearth.engine.types import ChatModel
 from hearth.errors import ModelNotFoundError
+from hearth.generation import ChatModel
 from hearth.ui.app import FIRST_RUN, start_loading_model
 from hearth.ui.context import UiContext
 from hearth.ui.main_window import MainWindow

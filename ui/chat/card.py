@@ -22,18 +22,19 @@ from PySide6.QtWidgets import (
 )
 
 from hearth.agent import AllowOnce, Deny
+from hearth.ruling import EFFECT_WORDS
 from hearth.ui import theme
 from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
 
 VALUE_CHARS = 300
-EFFECT_WORDS = {
-    "read": "reads your data",
-    "write": "changes your data",
-    "send": "sends something out",
-    "system": "changes system settings",
+OUTCOME_WORDS = {
+    "executed": "Done",
+    "failed": "Failed",
+    "denied": "Not run",
+    "invalid": "Not run",
+    "unknown": "Interrupted",
 }
-OUTCOME_WORDS = {"executed": "Done", "failed": "Failed", "denied": "Not run", "invalid": "Not run"}
 
 
 def shown_value(value: Any) -> str:
@@ -153,13 +154,11 @@ class ToolCard(QFrame):
         self.style().polish(self)
         self._show_header(entry)
         self._show_arguments(entry.arguments)
-        default_preview = entry.preview in ("", entry.tool) or entry.preview.startswith(
-            f"{entry.tool}("
-        )
-        self._set(self.preview, "" if default_preview else entry.preview)
+        self._set(self.preview, entry.preview or "")
         self._set(self.taint, "\n".join(f"⚠  {note}" for note in entry.taint))
         self._set(self.why, _why(entry) if entry.state is not CardState.DONE else "")
         self.buttons.setVisible(asking)
+        self.allow_for.setVisible(bool(entry.durations))
         self._set(self.answer_note, entry.answer if entry.state is not CardState.ASKING else "")
         self._show_result(entry)
         # Shown and hidden parts only reach the layout on its next event; the view measures
@@ -216,7 +215,8 @@ class ToolCard(QFrame):
     def _ask_duration(self) -> None:
         if self.entry is None:
             return
-        dialog = AllowForDialog(self.entry.tool, self.entry.scopes, self.window())
+        entry = self.entry
+        dialog = AllowForDialog(entry.tool, entry.scopes, entry.durations, self.window())
         dialog.accepted.connect(lambda: self.answered.emit(dialog.choice()))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -259,11 +259,9 @@ def _why(entry: ToolCardEntry) -> str:
 
 def _result_words(entry: ToolCardEntry) -> str:
     lines = []
-    if entry.decided_by.startswith("rule"):
-        rule = entry.rule or entry.decided_by
-        lines.append(f"Allowed automatically by your rule: {rule}.")
-    elif entry.decided_by.startswith("fail-closed"):
-        lines.append(f"Refused automatically ({entry.decided_by.removeprefix('fail-closed: ')}).")
+    decided = entry.ruling.sentence() if entry.ruling is not None else ""
+    if decided:
+        lines.append(decided)
     if entry.outcome == "executed":
         lines.append(f"✓  {entry.result}" if entry.result else "✓  Done.")
     elif entry.result:

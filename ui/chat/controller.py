@@ -11,48 +11,33 @@ from PySide6.QtWidgets import QWidget
 
 from hearth.agent import (
     AgentConfig,
-    AllowFor,
-    AllowOnce,
     Answer,
     ConsentAsked,
     ConsentRequest,
     Deny,
-    EditArguments,
     ToolRan,
     TurnDone,
     TurnFailed,
 )
 from hearth.agent.session import ToolChoice
-from hearth.assistant import Undone
+from hearth.history import StoredConversation
 from hearth.ui.chat.entries import AnswerEntry, CardState, UndoState
-from hearth.ui.chat.history import StoredConversation, history_entries, read_conversation
+from hearth.ui.chat.history import history_entries
 from hearth.ui.chat.presenter import TurnPresenter
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import Inference, StepEvent, TurnRequest, title_for
 from hearth.ui.context import UiContext
 from hearth.ui.ops import run_op
+from hearth.undoing import Undone
 
 NEW_TITLE = "New conversation"
 NO_MODEL = "No model is loaded yet. Open Models to download one or import a GGUF file."
-_DURATIONS = {"conversation": "for this conversation", "hour": "for 1 hour", "always": "always"}
 
 
 @dataclass(frozen=True)
 class TurnSpeed:
     tokens_per_second: float
     context_used: int
-
-
-def describe_answer(answer: Answer) -> str:
-    """The user's answer to a card, in words, as the card shows it afterwards."""
-    if isinstance(answer, AllowOnce):
-        return "You allowed it once."
-    if isinstance(answer, AllowFor):
-        where = f" on {answer.scope}" if answer.scope else ""
-        return f"You allowed it {_DURATIONS[answer.duration]}{where}."
-    if isinstance(answer, EditArguments):
-        return "You edited the arguments and allowed it."
-    return "You denied it."
 
 
 class ChatController(QObject):
@@ -129,9 +114,7 @@ class ChatController(QObject):
         if request is None:
             return
         request.answer(answer)
-        self.transcript.update_card(
-            call_id, state=CardState.ANSWERED, answer=describe_answer(answer)
-        )
+        self.transcript.update_card(call_id, state=CardState.ANSWERED, answer=answer.describe())
 
     def undo(self, call_id: str) -> None:
         """Revert an action a card ran, on the worker pool."""
@@ -175,7 +158,7 @@ class ChatController(QObject):
 
         run_op(
             self.context.pool,
-            lambda: read_conversation(assistant, conversation_id),
+            lambda: assistant.read_conversation(conversation_id),
             receiver=self,
             success=self._show_history,
             failure=failed,

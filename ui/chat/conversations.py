@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -140,11 +139,13 @@ class ConversationList(QWidget):
     def refresh(self) -> None:
         """Reload the list (or the search results) from the store."""
         text = self.search.text().strip()
-        store = self.context.assistant.conversations
-        work: Callable[[], list[Conversation]] = (
-            (lambda: store.search(text)) if text else store.list
+        assistant = self.context.assistant
+        self.context.run(
+            lambda: assistant.list_conversations(text),
+            receiver=self,
+            success=self._show,
+            doing="list your conversations",
         )
-        self.context.run(work, receiver=self, success=self._show, doing="list your conversations")
 
     def select(self, conversation_id: int | None) -> None:
         """Mark the conversation the chat shows, without opening it again."""
@@ -157,28 +158,28 @@ class ConversationList(QWidget):
             self.list.setCurrentIndex(self.model.index(row))
 
     def rename(self, conversation_id: int, title: str) -> None:
-        store = self.context.assistant.conversations
+        assistant = self.context.assistant
 
         def renamed(_: object) -> None:
             self.conversation_renamed.emit(conversation_id, title)
             self.refresh()
 
         self.context.run(
-            lambda: store.rename(conversation_id, title),
+            lambda: assistant.rename_conversation(conversation_id, title),
             receiver=self,
             success=renamed,
             doing="rename the conversation",
         )
 
     def delete(self, conversation_id: int) -> None:
-        store = self.context.assistant.conversations
+        assistant = self.context.assistant
 
         def deleted(_: object) -> None:
             self.conversation_deleted.emit(conversation_id)
             self.refresh()
 
         self.context.run(
-            lambda: store.delete(conversation_id),
+            lambda: assistant.delete_conversation(conversation_id),
             receiver=self,
             success=deleted,
             doing="delete the conversation",

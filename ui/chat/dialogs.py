@@ -20,31 +20,40 @@ from PySide6.QtWidgets import (
 )
 
 from hearth.agent import AllowFor, EditArguments
-from hearth.consent import Duration
+from hearth.ruling import DURATION_WORDS, Duration
 
 Check = Callable[[Mapping[str, Any]], Mapping[str, Any]]
-DURATION_CHOICES: list[tuple[Duration, str]] = [
-    ("conversation", "For this conversation"),
-    ("hour", "For the next hour"),
-    ("always", "Always, until I revoke it under Permissions"),
-]
+_WHERE_TO_UNDO = {"always": ", until I revoke it under Permissions"}
+
+
+def duration_choice(duration: Duration) -> str:
+    """A duration as an option to pick: "For 1 hour", "Always, until I revoke it …"."""
+    words = DURATION_WORDS[duration]
+    return words[:1].upper() + words[1:] + _WHERE_TO_UNDO.get(duration, "")
 
 
 class AllowForDialog(QDialog):
     """Pick how long (and, where the tool names a resource, for which one) to allow a call.
 
-    The preselected answer is the shortest lasting one, so Enter never grants "always".
+    `durations` come in the core's order, least lasting first; the first is preselected, so
+    Enter never grants "always".
     """
 
-    def __init__(self, tool: str, scopes: Sequence[str], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        tool: str,
+        scopes: Sequence[str],
+        durations: Sequence[Duration],
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Allow {tool}")
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
         layout.addWidget(QLabel(f"Let Hearth run <b>{tool}</b> without asking:"))
         self.durations = QButtonGroup(self)
-        for number, (duration, label) in enumerate(DURATION_CHOICES):
-            button = QRadioButton(label)
+        for number, duration in enumerate(durations):
+            button = QRadioButton(duration_choice(duration))
             button.setProperty("duration", duration)
             button.setChecked(number == 0)
             self.durations.addButton(button, number)
@@ -61,7 +70,8 @@ class AllowForDialog(QDialog):
 
     def choice(self) -> AllowFor:
         checked = self.durations.checkedButton()
-        duration: Duration = checked.property("duration") if checked else "conversation"
+        assert checked is not None, "the first duration starts checked and one always stays"
+        duration: Duration = checked.property("duration")
         scope = self.scope.currentText() if self.scope.count() else None
         return AllowFor(duration, scope=scope)
 

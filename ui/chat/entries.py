@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
+
+from hearth.ruling import Duration, Ruling
 
 _ids = itertools.count(1)
 
@@ -89,30 +92,36 @@ class NoticeEntry(Entry):
 
 @dataclass(eq=False, kw_only=True)
 class ToolCardEntry(Entry):
-    """A proposed tool call, from the proposal through the user's answer to its result."""
+    """A proposed tool call, from the proposal through the user's answer to its result.
+
+    Every sentence comes from the core's records as written there: the request's reason, rule
+    and taint lines while asking, the `Ruling` once decided.
+    """
 
     call_id: str
     tool: str
     effect: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)
-    preview: str = ""
+    preview: str | None = None  # None when the tool has no preview of its own
     state: CardState = CardState.PROPOSED
     reason: str = ""  # why the gate asked
-    rule: str = ""  # the rule that applies (asked) or that allowed it (auto-allowed)
+    rule: str = ""  # the rule that made the gate ask, in words
     taint: tuple[str, ...] = ()  # "recipient 'x@y.z' came from email 'Invoice'"
     scopes: tuple[str, ...] = ()  # what "Allow for…" may cover, narrowest first
+    durations: tuple[Duration, ...] = ()  # how long "Allow for…" may last
     check: Callable[[Mapping[str, Any]], Any] | None = None  # the tool's argument check
     answer: str = ""  # the user's answer in words, once given
     outcome: str = ""  # executed | failed | denied | invalid
     result: str = ""
-    decided_by: str = ""
+    ruling: Ruling | None = None  # who decided and why, once decided
     duration_ms: float = 0.0
     undo: UndoState = UndoState.UNAVAILABLE
     undo_note: str = ""
 
     @property
     def copy_text(self) -> str:
-        lines = [f"{self.tool}: {self.preview}"]
+        shown = self.preview or json.dumps(self.arguments, ensure_ascii=False, default=str)
+        lines = [f"{self.tool}: {shown}"]
         if self.result:
             lines.append(f"{self.outcome}: {self.result}")
         return "\n".join(lines)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from hearth.agent import Answer
 from hearth.ui import theme
 from hearth.ui.chat.composer import VOICE_LATER, Composer
 from hearth.ui.chat.controller import ChatController
@@ -163,8 +164,8 @@ class ChatPanel(QWidget):
             self.composer.sent()
             self.view.scroll_to_end()
 
-    def _card_answered(self, call_id: str, answer: object) -> None:
-        self.controller.answer(call_id, answer)  # type: ignore[arg-type]
+    def _card_answered(self, call_id: str, answer: Answer) -> None:
+        self.controller.answer(call_id, answer)
         # The card's buttons disappear; the keyboard goes back to writing.
         self.focus_composer()
 

@@ -11,7 +11,6 @@ from hearth.agent import (
     TurnDone,
     TurnFailed,
 )
-from hearth.consent import TaintNote
 from hearth.ui.chat.entries import CardState, Tone, ToolCardEntry, UndoState
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import StepEvent
@@ -31,10 +30,6 @@ _STOP_NOTICES: dict[str, tuple[str, Tone]] = {
 def short_result(text: str) -> str:
     """What a tool returned, cut to fit on its card."""
     return text if len(text) <= RESULT_CHARS else text[: RESULT_CHARS - 1] + "…"
-
-
-def describe_taint(note: TaintNote) -> str:
-    return f"{note.argument} '{note.value}' came from {note.source}"
 
 
 def card_for(step: ToolProposed) -> ToolCardEntry:
@@ -65,38 +60,36 @@ class TurnPresenter:
         elif isinstance(step, ToolProposed):
             self.transcript.add_card(card_for(step))
         elif isinstance(step, ConsentAsked):
-            self._asked(step, event.scopes)
+            self._asked(step)
         elif isinstance(step, ToolRan):
-            self._ran(step, event.rule)
+            self._ran(step)
         elif isinstance(step, TurnDone):
             self._done(step)
         elif isinstance(step, TurnFailed):
             self.transcript.add_notice(f"The reply failed: {step.error}", "error")
 
-    def _asked(self, step: ConsentAsked, scopes: tuple[str, ...]) -> None:
+    def _asked(self, step: ConsentAsked) -> None:
         request = step.request
-        rule = request.verdict.rule
         self.transcript.update_card(
             request.call.id,
             state=CardState.ASKING,
-            reason=request.verdict.reason,
-            rule=rule.describe() if rule else "",
-            taint=tuple(describe_taint(note) for note in request.taint),
-            scopes=scopes,
+            reason=request.reason,
+            rule=request.rule_text,
+            taint=tuple(line.sentence for line in request.taint),
+            scopes=request.scopes,
+            durations=request.durations,
             preview=request.preview,
             check=request.tool.validate,
         )
 
-    def _ran(self, step: ToolRan, rule: str) -> None:
-        card = self.transcript.card(step.call.id)
+    def _ran(self, step: ToolRan) -> None:
         self.transcript.update_card(
             step.call.id,
             state=CardState.DONE,
             outcome=step.outcome,
             result=short_result(step.result),
-            decided_by=step.decided_by,
+            ruling=step.ruling,
             duration_ms=step.duration_ms,
-            rule=rule or (card.rule if card else ""),
             undo=UndoState.AVAILABLE if step.undoable else UndoState.UNAVAILABLE,
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-from hearth.engine.types import ModelInfo
+from hearth.generation import ModelInfo
 from hearth.ui.chat.controller import TurnSpeed
 from hearth.ui.context import UiContext
 

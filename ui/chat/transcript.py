@@ -80,10 +80,6 @@ class TranscriptModel(QAbstractListModel):
         row = self._rows.get(entry.id)
         return QModelIndex() if row is None else self.index(row)
 
-    @property
-    def streaming(self) -> bool:
-        return self._live_reasoning is not None or self._live_answer is not None
-
     # Writing.
 
     def clear(self) -> None:

@@ -15,19 +15,16 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from hearth.agent import (
     AgentConfig,
     AnswerDelta,
-    ConsentAsked,
     ReasoningDelta,
     Session,
     Step,
     ToolProposed,
-    ToolRan,
     TurnDone,
     TurnFailed,
 )
 from hearth.agent.session import ToolChoice
 from hearth.assistant import Assistant
-from hearth.consent import scope_suggestions
-from hearth.engine.types import CancelToken
+from hearth.messages import CancelToken
 
 TITLE_CHARS = 60
 
@@ -50,12 +47,10 @@ class TurnRequest:
 
 @dataclass(frozen=True)
 class StepEvent:
-    """A step of turn `turn`, with what the card needs that would cost I/O on the main thread."""
+    """A step of turn `turn`; a finished turn also carries the speed measured on this thread."""
 
     turn: int
     step: Step
-    scopes: tuple[str, ...] = ()  # ConsentAsked: what "Allow for…" may cover
-    rule: str = ""  # ToolRan decided by a rule: that rule in words
     tokens_per_second: float = 0.0  # TurnDone: measured decode speed
     context_used: int = 0  # TurnDone: tokens the conversation now fills
 
@@ -133,14 +128,8 @@ class _Worker(QObject):
                 meter.segment_ended()
             self.step_did_arrive.emit(self._event(request.turn, step, meter))
 
-    def _event(self, turn: int, step: Step, meter: SpeedMeter) -> StepEvent:
-        if isinstance(step, ConsentAsked):
-            request = step.request
-            scopes = scope_suggestions(request.tool, request.call.arguments)
-            return StepEvent(turn, step, scopes=tuple(scopes))
-        if isinstance(step, ToolRan) and step.decided_by.startswith("rule "):
-            rule = self._assistant.rules.get(step.decided_by.removeprefix("rule ").strip())
-            return StepEvent(turn, step, rule=rule.describe() if rule else "")
+    @staticmethod
+    def _event(turn: int, step: Step, meter: SpeedMeter) -> StepEvent:
         if isinstance(step, TurnDone):
             prompt = step.stats.prompt_tokens[-1] if step.stats.prompt_tokens else 0
             used = prompt + meter.last_segment_tokens

@@ -42,7 +42,7 @@ class AccountsPage(QWidget):
             "Where Hearth connects on your behalf. Passwords are kept in your system keyring, "
             "never in Hearth's files, and are never shown again once saved.",
         )
-        connectors = [c for c in context.assistant.plugins.connectors if c.settings is not None]
+        connectors = [c for c in context.assistant.connectors() if c.settings is not None]
         if not connectors:
             layout.addWidget(explanation(NOTHING_TO_SET_UP))
             layout.addStretch(1)

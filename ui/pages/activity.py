@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.store import AuditEntry, AuditLog, ExportFormat
+from hearth.assistant import Assistant
+from hearth.store import AuditEntry, ExportFormat
 from hearth.ui.context import UiContext
 from hearth.ui.pages.audit_model import (
     OUTCOME_WORDS,
@@ -32,11 +33,11 @@ ENTRY_LIMIT = 10_000
 FORMAT_FILTERS = {"json": "JSON (*.json)", "csv": "CSV spreadsheet (*.csv)"}
 
 
-def write_export(audit: AuditLog, path: Path, entries: list[AuditEntry]) -> int:
+def write_export(assistant: Assistant, path: Path, entries: list[AuditEntry]) -> int:
     """Write `entries` to `path`, as CSV for a .csv name and JSON otherwise."""
     fmt: ExportFormat = "csv" if path.suffix.lower() == ".csv" else "json"
     with path.open("w", encoding="utf-8", newline="") as handle:
-        return audit.export(handle, fmt, entries=entries)
+        return assistant.export_activity(handle, fmt, entries)
 
 
 class ActivityPage(QWidget):
@@ -49,8 +50,7 @@ class ActivityPage(QWidget):
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.audit = context.assistant.audit
-        self.model = AuditTableModel(context.assistant.rules, self.palette(), self)
+        self.model = AuditTableModel(self.palette(), self)
         self.proxy = AuditFilter(self)
         self.proxy.setSourceModel(self.model)
         self.table = QTableView()
@@ -96,9 +96,9 @@ class ActivityPage(QWidget):
 
     def refresh(self) -> None:
         """Re-read the log on the pool (it grows while the assistant works)."""
-        audit = self.audit
+        assistant = self.context.assistant
         self.context.run(
-            lambda: audit.entries(limit=ENTRY_LIMIT),
+            lambda: assistant.activity(limit=ENTRY_LIMIT),
             receiver=self,
             success=self._show_entries,
             doing="read the activity log",
@@ -144,9 +144,9 @@ class ActivityPage(QWidget):
 
     def export_to(self, path: Path) -> None:
         """Write the entries shown now (filters applied) to `path`, on the pool."""
-        audit, entries = self.audit, self.proxy.visible_entries()
+        assistant, entries = self.context.assistant, self.proxy.visible_entries()
         self.context.run(
-            lambda: write_export(audit, path, entries),
+            lambda: write_export(assistant, path, entries),
             receiver=self,
             success=lambda count: self._exported(path, count),
             doing=f"export the activity log to {path.name}",

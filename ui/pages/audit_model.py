@@ -12,7 +12,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QPalette
 
-from hearth.consent import RuleBook
 from hearth.store import AuditEntry
 from hearth.ui.pages.chrome import Tone, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
@@ -33,13 +32,12 @@ _CELL_CHARS = 200
 
 
 class AuditTableModel(ColumnsTableModel):
-    """Rows are audit entries, newest first as loaded; `decided_by` is put into words."""
+    """Rows are audit entries, newest first as loaded; each entry's `Ruling` says who decided."""
 
     columns = COLUMNS
 
-    def __init__(self, rules: RuleBook, palette: QPalette, parent: QObject | None = None):
+    def __init__(self, palette: QPalette, parent: QObject | None = None):
         super().__init__(parent)
-        self._rules = rules
         self._palette = palette
         self.rows: list[AuditEntry] = []
 
@@ -71,29 +69,23 @@ class AuditTableModel(ColumnsTableModel):
         if column == OUTCOME:
             return OUTCOME_WORDS.get(entry.outcome, entry.outcome)
         if column == DECIDED_BY:
-            return self.decider(entry.decided_by)
+            return _capitalized(entry.ruling.by_whom())
         if column == ARGUMENTS:
             flag = "⚠ " if entry.taint else ""
             return flag + ", ".join(f"{k}={_value(v)}" for k, v in entry.arguments.items())
         return entry.result_summary
 
-    def decider(self, decided_by: str) -> str:
-        """ "rule <id>" becomes the rule's own description; "user" becomes "You"."""
-        if decided_by.startswith("rule "):
-            rule = self._rules.get(decided_by.removeprefix("rule "))
-            return f"Rule: {rule.describe()}" if rule else "A rule (since removed)"
-        if decided_by.startswith("user"):
-            return "You" + decided_by.removeprefix("user").replace("(rule ", "(saved rule ")
-        if decided_by.startswith("fail-closed: "):
-            return "Blocked: " + decided_by.removeprefix("fail-closed: ")
-        return decided_by
-
     def _tooltip(self, entry: AuditEntry) -> str:
+        ruling = entry.ruling
         lines = [
             f"{entry.tool} — {OUTCOME_WORDS.get(entry.outcome, entry.outcome)}",
-            f"Decided by: {entry.decided_by}",
-            f"Call: {entry.call_id}",
+            f"Decided by: {ruling.by_whom()}",
         ]
+        if ruling.rule_text and not ruling.by_rule:
+            lines.append(f"Rule: {ruling.rule_text}")  # the one the user's answer created
+        if ruling.wording:
+            lines.append(f"Why: {ruling.wording}")
+        lines.append(f"Call: {entry.call_id}")
         lines += [f"⚠ {t.argument} came from {t.source}" for t in entry.taint]
         if entry.duration_ms is not None:
             lines.append(f"Took {entry.duration_ms} ms")
@@ -138,6 +130,10 @@ def _haystack(model: AuditTableModel, entry: AuditEntry) -> str:
     texts = [model.text(entry, column) for column in range(len(COLUMNS))]
     texts.append(json.dumps(entry.arguments, ensure_ascii=False, default=str))
     return "\n".join(texts).casefold()
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _value(value: object) -> str:

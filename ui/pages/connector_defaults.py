@@ -9,7 +9,6 @@ from hearth import Connector
 from hearth.ui.context import UiContext
 from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import muted_color
-from hearth.ui.pages.rule_changes import connector_default, connector_pattern, set_connector_default
 
 CHOICES = (
     ("ask", "Ask every time"),
@@ -28,14 +27,15 @@ class ConnectorDefaults(QWidget):
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
+        self.permissions = context.assistant.permissions
         self.combos: dict[str, QComboBox] = {}
-        self._patterns: dict[str, str] = {}
+        self._connectors: dict[str, Connector] = {}
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         form.setHorizontalSpacing(24)
-        connectors = context.assistant.plugins.connectors
+        connectors = self.permissions.connectors()
         for connector in connectors:
             form.addRow(self._label(connector), self._combo(connector))
         if not connectors:
@@ -45,14 +45,14 @@ class ConnectorDefaults(QWidget):
     def sync(self) -> None:
         """Show each connector's current default without triggering a change."""
         for name, combo in self.combos.items():
-            pattern = self._patterns.get(name)
-            rule = connector_default(self.context.assistant.rules, pattern) if pattern else None
+            connector = self._connectors.get(name)
+            rule = self.permissions.connector_default(connector) if connector else None
             combo.blockSignals(True)
             combo.setCurrentIndex(combo.findData(rule.decision if rule else "ask"))
             combo.blockSignals(False)
 
     def _label(self, connector: Connector) -> QLabel:
-        tools = self.context.assistant.tools.by_connector(connector.name)
+        tools = self.permissions.connector_tools(connector)
         effects = ", ".join(sorted({tool.effect for tool in tools})) or "no tools"
         count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
         muted = muted_color(self.palette()).name()
@@ -69,19 +69,19 @@ class ConnectorDefaults(QWidget):
         for value, words in CHOICES:
             combo.addItem(words, value)
         self.combos[connector.name] = combo
-        pattern = connector_pattern(connector, self.context.assistant.tools)
+        pattern = self.permissions.connector_pattern(connector)
         if pattern is None:
             combo.setEnabled(False)
             combo.setToolTip(_NO_PATTERN.format(name=connector.name))
             return combo
-        self._patterns[connector.name] = pattern
+        self._connectors[connector.name] = connector
         combo.setToolTip(f"One rule on {pattern}. A 'Never allow' rule, here or per tool, wins.")
-        combo.currentIndexChanged.connect(lambda _index: self._choose(pattern, combo))
+        combo.currentIndexChanged.connect(lambda _index: self._choose(connector, pattern, combo))
         return combo
 
-    def _choose(self, pattern: str, combo: QComboBox) -> None:
+    def _choose(self, connector: Connector, pattern: str, combo: QComboBox) -> None:
         decision = combo.currentData()
-        rules = self.context.assistant.rules
+        permissions = self.permissions
         doing = f"change the default for {pattern}"
 
         def undo_choice(error: Exception) -> None:
@@ -90,7 +90,7 @@ class ConnectorDefaults(QWidget):
 
         run_op(
             self.context.pool,
-            lambda: set_connector_default(rules, pattern, decision),
+            lambda: permissions.set_connector_default(connector, decision),
             receiver=self,
             failure=undo_choice,
         )

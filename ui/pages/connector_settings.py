@@ -16,16 +16,16 @@ from PySide6.QtWidgets import (
 
 from hearth import Connector
 from hearth.settings import form_fields
-from hearth.ui.context import UiContext
-from hearth.ui.forms import SettingsForm
-from hearth.ui.ops import run_op
-from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
-from hearth.ui.pages.saved_settings import (
+from hearth.settings_forms import (
     Saved,
     complete_settings,
     hidden_fields,
     read_saved,
 )
+from hearth.ui.context import UiContext
+from hearth.ui.forms import SettingsForm
+from hearth.ui.ops import run_op
+from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
 
 PANEL_MAX_WIDTH = 640
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPalette
 
+from hearth.folders import IndexStatus
 from hearth.ui.pages.chrome import muted_color, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
-
-if TYPE_CHECKING:
-    from hearth.connectors.files import IndexStatus
 
 COLUMNS = ("Folder", "Index")
 FOLDER, INDEX = range(len(COLUMNS))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -16,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from hearth.folders import FolderAccess, IndexStatus
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import (
     Tone,
@@ -27,10 +27,8 @@ from hearth.ui.pages.chrome import (
 )
 from hearth.ui.pages.folder_model import FOLDER, FolderTableModel, summary
 
-if TYPE_CHECKING:
-    from hearth.connectors.files import FileLibrary, IndexStatus
-
 WARNINGS_SHOWN = 3
+NO_CONNECTOR = "No files connector is installed, so there are no folders to grant."
 
 
 class _StatusBridge(QObject):
@@ -38,9 +36,9 @@ class _StatusBridge(QObject):
 
     status_did_arrive = Signal(object)
 
-    def __init__(self, library: FileLibrary, parent: QObject) -> None:
+    def __init__(self, folders: FolderAccess, parent: QObject) -> None:
         super().__init__(parent)
-        unsubscribe = library.subscribe(self.status_did_arrive.emit)
+        unsubscribe = folders.subscribe(self.status_did_arrive.emit)
         # Plain references only: by then this object is being destroyed.
         self.destroyed.connect(lambda *_: unsubscribe())
 
@@ -54,10 +52,8 @@ class FoldersPage(QWidget):
 
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        from hearth.connectors.files import shared_library
-
         self.context = context
-        self.library = shared_library()
+        self.folders = context.assistant.folders()
         self.model = FolderTableModel(self.palette(), self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -76,8 +72,11 @@ class FoldersPage(QWidget):
         self.folder_dialog: QFileDialog | None = None
         self._lay_out()
         self._connect()
-        _StatusBridge(self.library, self).status_did_arrive.connect(self.show_status)
-        self.show_status(self.library.status())
+        if self.folders is None:
+            self._show_missing()
+            return
+        _StatusBridge(self.folders, self).status_did_arrive.connect(self.show_status)
+        self.show_status(self.folders.status())
         self.refresh()
 
     def _lay_out(self) -> None:
@@ -103,11 +102,21 @@ class FoldersPage(QWidget):
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
 
+    def _show_missing(self) -> None:
+        self.state.setText(NO_CONNECTOR)
+        set_tone(self.state, "warn")
+        self.grant_button.setEnabled(False)
+        self._update_buttons()
+        for hidden in (self.bar, self.skipped, self.warnings):
+            hidden.setVisible(False)
+
     def refresh(self, select: Path | None = None) -> None:
         """Re-read the granted folders (they live in the settings file) on the pool."""
-        library = self.library
+        folders = self.folders
+        if folders is None:
+            return
         self.context.run(
-            library.roots,
+            folders.roots,
             receiver=self,
             success=lambda roots: self._show_folders(roots, select),
             doing="list the granted folders",
@@ -119,7 +128,8 @@ class FoldersPage(QWidget):
         if row is not None:
             self.table.selectRow(row)
         self._update_buttons()
-        self.show_status(self.library.status())
+        if self.folders is not None:
+            self.show_status(self.folders.status())
         self.folders_did_load.emit()
 
     def show_status(self, status: IndexStatus) -> None:
@@ -160,9 +170,11 @@ class FoldersPage(QWidget):
         dialog.open()
 
     def grant(self, folder: Path) -> None:
-        library = self.library
+        folders = self.folders
+        if folders is None:
+            return
         self.context.run(
-            lambda: library.grant(folder),
+            lambda: folders.grant(folder),
             receiver=self,
             success=self._granted,
             doing=f"grant {folder}",
@@ -174,11 +186,11 @@ class FoldersPage(QWidget):
 
     def revoke_selected(self) -> None:
         folder = self.selected_folder()
-        if folder is None:
+        folders = self.folders
+        if folder is None or folders is None:
             return
-        library = self.library
         self.context.run(
-            lambda: library.revoke(folder),
+            lambda: folders.revoke(folder),
             receiver=self,
             success=lambda _: self._revoked(folder),
             doing=f"revoke {folder}",

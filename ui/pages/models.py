@@ -15,18 +15,18 @@ from PySide6.QtWidgets import (
 )
 
 from hearth.models import Catalog, DownloadProgress, GGUFSummary, verify_model
+from hearth.models.inventory import (
+    ModelRow,
+    import_and_verify,
+    load_row_model,
+    load_rows,
+)
 from hearth.ui.context import UiContext
 from hearth.ui.ops import run_op
 from hearth.ui.pages.catalog_model import LABEL, ModelTableModel
 from hearth.ui.pages.chrome import Banner, Tone, configure_table, page_layout, set_tone
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
-from hearth.ui.pages.model_inventory import (
-    ModelRow,
-    import_and_verify,
-    load_row_model,
-    load_rows,
-)
 from hearth.ui.pages.units import file_size
 
 FINISHED_PANEL_MS = 5000

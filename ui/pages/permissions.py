@@ -12,11 +12,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.consent import Rule, RuleBook
+from hearth.consent import Rule
+from hearth.consent.changes import RuleChange
+from hearth.consent.permissions import Permissions
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import configure_table, explanation, page_layout, section_heading
 from hearth.ui.pages.connector_defaults import ConnectorDefaults
-from hearth.ui.pages.rule_changes import RuleChange, replace_rule
 from hearth.ui.pages.rule_editor import RuleEditor
 from hearth.ui.pages.rules_model import SCOPE, SORT_ROLE, TOOL, RuleTableModel
 
@@ -28,12 +29,11 @@ class _RuleBookBridge(QObject):
 
     rule_did_change = Signal(object)
 
-    def __init__(self, rules: RuleBook, parent: QObject) -> None:
+    def __init__(self, permissions: Permissions, parent: QObject) -> None:
         super().__init__(parent)
-        callback = self.rule_did_change.emit
-        rules.on_change.append(callback)
-        # Unsubscribe with plain references: by then this object is being destroyed.
-        self.destroyed.connect(lambda: rules.on_change.remove(callback))
+        unsubscribe = permissions.subscribe(self.rule_did_change.emit)
+        # A plain reference to call: by then this object is being destroyed.
+        self.destroyed.connect(lambda: unsubscribe())
 
 
 class PermissionsPage(QWidget):
@@ -46,9 +46,9 @@ class PermissionsPage(QWidget):
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.rules = context.assistant.rules
+        self.permissions = context.assistant.permissions
         self.editor: RuleEditor | None = None
-        self.model = RuleTableModel(context.assistant.tools, self.palette(), parent=self)
+        self.model = RuleTableModel(self.permissions.tools(), self.palette(), parent=self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
@@ -65,7 +65,7 @@ class PermissionsPage(QWidget):
         )
         self._lay_out()
         self._connect()
-        _RuleBookBridge(self.rules, self).rule_did_change.connect(self.reload)
+        _RuleBookBridge(self.permissions, self).rule_did_change.connect(self.reload)
         self._clock = QTimer(self)
         self._clock.timeout.connect(self.model.times_did_pass)
         self._clock.start(_CLOCK_TICK_MS)
@@ -102,7 +102,7 @@ class PermissionsPage(QWidget):
         selected = self.selected_rule()
         shown = [
             rule
-            for rule in self.rules.all()
+            for rule in self.permissions.rules()
             if self.show_inactive.isChecked() or self.model.is_active(rule)
         ]
         self.model.set_rules(shown)
@@ -127,24 +127,24 @@ class PermissionsPage(QWidget):
         rule = self.selected_rule()
         if rule is None:
             return
-        rules = self.rules
+        permissions = self.permissions
         self.context.run(
-            lambda: rules.revoke(rule.id), receiver=self, doing="revoke that permission"
+            lambda: permissions.revoke(rule.id), receiver=self, doing="revoke that permission"
         )
 
     def edit_selected(self) -> None:
         rule = self.selected_rule()
         if rule is None or not self.model.is_active(rule):
             return
-        self.editor = RuleEditor(rule, self.context.assistant.tools.get(rule.tool), self)
+        self.editor = RuleEditor(rule, self.permissions.tool(rule.tool), self)
         editor = self.editor
         editor.accepted.connect(lambda: self.apply_change(rule, editor.change()))
         editor.open()
 
     def apply_change(self, rule: Rule, change: RuleChange) -> None:
-        rules, tools = self.rules, self.context.assistant.tools
+        permissions = self.permissions
         self.context.run(
-            lambda: replace_rule(rules, tools, rule, change),
+            lambda: permissions.edit(rule, change),
             receiver=self,
             success=self._replaced,
             doing="change that permission",

@@ -14,12 +14,18 @@ from PySide6.QtWidgets import (
 )
 
 from hearth.consent import Rule
+from hearth.consent.changes import RuleChange
+from hearth.ruling import DURATION_WORDS, Duration
 from hearth.tools import Tool
 from hearth.ui.pages.chrome import explanation
-from hearth.ui.pages.rule_changes import RuleChange
 
 DECISIONS = (("allow", "Allow without asking"), ("ask", "Ask me first"), ("deny", "Never allow"))
-DURATIONS = (("always", "Until I revoke it"), ("hour", "For 1 hour"), ("once", "For one use"))
+DURATIONS: tuple[Duration, ...] = ("always", "hour", "once")
+# Seen from the Permissions page, "always" needs saying how it ends and "this" has no referent.
+_EDITOR_WORDS: dict[Duration, str] = {
+    "always": "Until I revoke it",
+    "conversation": "For its conversation",
+}
 _SCOPE_HINTS = {
     "path": "A folder, e.g. ~/Documents; empty means any folder",
     "recipient": "Addresses or @domain, comma-separated; empty means anyone",
@@ -63,9 +69,8 @@ class RuleEditor(QDialog):
         )
 
     def _durations(self) -> tuple[tuple[str, str], ...]:
-        if self.rule.conversation_id is None:
-            return DURATIONS
-        return (*DURATIONS, ("conversation", "For its conversation"))
+        durations = DURATIONS if self.rule.conversation_id is None else (*DURATIONS, "conversation")
+        return tuple((duration, _duration_words(duration)) for duration in durations)
 
     def _describe_scope(self, tool: Tool | None) -> None:
         if tool is not None and tool.scope is None:
@@ -74,6 +79,11 @@ class RuleEditor(QDialog):
             return
         kind = tool.scope_kind if tool is not None else None
         self.scope.setPlaceholderText(_SCOPE_HINTS.get(kind or "", "Empty means anything"))
+
+
+def _duration_words(duration: Duration) -> str:
+    words = _EDITOR_WORDS.get(duration) or DURATION_WORDS[duration]
+    return words[:1].upper() + words[1:]
 
 
 def _combo(choices: tuple[tuple[str, str], ...], current: str) -> QComboBox:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont, QPalette
 
 from hearth.consent import Rule
-from hearth.tools import ToolRegistry
+from hearth.tools import Tool
 from hearth.ui.pages.chrome import Tone, muted_color, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
 from hearth.ui.pages.units import local_time, relative_time
@@ -30,13 +30,13 @@ class RuleTableModel(ColumnsTableModel):
 
     def __init__(
         self,
-        tools: ToolRegistry,
+        tools: Sequence[Tool],
         palette: QPalette,
         clock: Callable[[], float] = time.time,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self._tools = tools
+        self._tools = tuple(tools)
         self._palette = palette
         self._clock = clock
         self.rows: list[Rule] = []

@@ -11,19 +11,17 @@ from PySide6.QtCore import Qt
 
 from hearth import hookimpl, tool
 from hearth.assistant import Assistant
-from hearth.engine.types import (
+from hearth.generation import (
     AnswerDelta,
-    CancelToken,
     ChatModel,
     EngineEvent,
     GenerationDone,
     GenerationSettings,
     GenerationStats,
-    Message,
     ModelInfo,
     ReasoningDelta,
-    ToolSpec,
 )
+from hearth.messages import CancelToken, Message, ToolSpec
 from hearth.tools import Tool
 from hearth.ui.chat.card import ToolCard
 from hearth.ui.chat.controller import ChatController

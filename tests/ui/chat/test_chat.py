@@ -8,15 +8,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from hearth.engine.types import (
-    CancelToken,
-    EngineEvent,
-    GenerationSettings,
-    Message,
-    ModelInfo,
-    ToolSpec,
-)
 from hearth.errors import EngineError
+from hearth.generation import EngineEvent, GenerationSettings, ModelInfo
+from hearth.messages import CancelToken, Message, ToolSpec
 from hearth.ui.chat.controller import NO_MODEL
 from hearth.ui.chat.entries import AnswerEntry, NoticeEntry, ReasoningEntry, UserEntry
 from tests.app.agent.scripted import Reply

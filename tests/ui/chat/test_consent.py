@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from hearth.ruling import Decider, Reason
 from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, UndoState
 from tests.app.agent.scripted import Reply
@@ -17,9 +18,9 @@ LEFT = Qt.MouseButton.LeftButton
 MILK = {"title": "milk", "text": "buy milk"}
 
 
-def audit_trail(harness: Harness, call_id: str) -> list[tuple[str, str, str]]:
-    rows = harness.assistant.audit.entries(call_id=call_id)
-    return [(row.decision, row.decided_by, row.outcome) for row in rows]
+def audit_trail(harness: Harness, call_id: str) -> list[tuple[str, Decider, Reason, str]]:
+    rows = [row for row in harness.assistant.activity() if row.call_id == call_id]
+    return [(row.decision, row.ruling.decider, row.ruling.reason, row.outcome) for row in rows]
 
 
 def save_milk(script: list[Reply]) -> None:
@@ -44,6 +45,7 @@ def test_a_card_shows_the_call_before_it_runs_and_allow_once_runs_it(
     ]
     assert "changing your data needs your approval" in card.why.text()
     assert "Rule: none yet" in card.why.text()
+    assert not card.preview.isVisible()  # notes_add has no preview of its own
     assert card.buttons.isVisible()
 
     qtbot.mouseClick(card.allow_once, LEFT)
@@ -51,11 +53,14 @@ def test_a_card_shows_the_call_before_it_runs_and_allow_once_runs_it(
 
     assert harness.desk.notes == {"milk": "buy milk"}
     assert audit_trail(harness, entry.call_id) == [
-        ("allow", "user", "proposed"),
-        ("allow", "user", "executed"),
+        ("allow", Decider.USER, Reason.ALLOWED_ONCE, "proposed"),
+        ("allow", Decider.USER, Reason.ALLOWED_ONCE, "executed"),
     ]
     assert entry.state is CardState.DONE and entry.outcome == "executed"
+    assert entry.ruling is not None and entry.ruling.decider is Decider.USER
+    assert card.answer_note.text() == "You allowed it once."
     assert "saved the note 'milk'" in card.result.text()
+    assert "automatically" not in card.result.text()  # the user's own answer says who decided
     assert not card.buttons.isVisible() and card.undo.isVisible()
     assert harness.kinds() == ["UserEntry", "ReasoningEntry", "ToolCardEntry", "AnswerEntry"]
 
@@ -67,7 +72,9 @@ def test_deny_runs_nothing_and_says_so(harness: Harness, script: list[Reply], qt
     harness.wait_for_turn_end()
 
     assert harness.desk.notes == {}
-    assert audit_trail(harness, card.entry.call_id) == [("deny", "user", "denied")]
+    assert audit_trail(harness, card.entry.call_id) == [
+        ("deny", Decider.USER, Reason.DENIED, "denied")
+    ]
     assert card.result.text() == "Denied: the user said no"
     assert card.answer_note.text() == "You denied it."
 
@@ -84,8 +91,10 @@ def test_enter_on_a_fresh_card_denies_and_never_grants_always(
     harness.wait_for_turn_end()
 
     assert harness.desk.notes == {}
-    assert audit_trail(harness, card.entry.call_id) == [("deny", "user", "denied")]
-    assert harness.assistant.rules.all() == []
+    assert audit_trail(harness, card.entry.call_id) == [
+        ("deny", Decider.USER, Reason.DENIED, "denied")
+    ]
+    assert harness.assistant.permissions.rules() == []
 
 
 def test_edited_arguments_are_checked_then_run_as_edited(
@@ -107,12 +116,13 @@ def test_edited_arguments_are_checked_then_run_as_edited(
     harness.wait_for_turn_end()
 
     assert harness.desk.notes == {"oat milk": "buy oat milk"}
-    rows = harness.assistant.audit.entries(call_id=card.entry.call_id)
-    assert [(r.decided_by, r.outcome) for r in rows] == [
-        ("user (edited)", "proposed"),
-        ("user (edited)", "executed"),
+    assert audit_trail(harness, card.entry.call_id) == [
+        ("allow", Decider.USER, Reason.EDITED, "proposed"),
+        ("allow", Decider.USER, Reason.EDITED, "executed"),
     ]
+    rows = harness.assistant.audit.entries(call_id=card.entry.call_id)
     assert rows[-1].arguments == {"title": "oat milk", "text": "buy oat milk"}
+    assert card.answer_note.text() == "You edited the arguments and allowed it."
 
 
 def test_allow_for_grants_the_chosen_scope_and_the_next_call_shows_the_rule(
@@ -128,6 +138,11 @@ def test_allow_for_grants_the_chosen_scope_and_the_next_call_shows_the_rule(
     qtbot.mouseClick(card.allow_for, LEFT)
     dialog = harness.window.findChild(AllowForDialog)
     assert dialog.durations.checkedButton().property("duration") == "conversation"
+    assert [button.text() for button in dialog.durations.buttons()] == [
+        "For this conversation",
+        "For 1 hour",
+        "Always, until I revoke it under Permissions",
+    ]
     assert [dialog.scope.itemText(i) for i in range(dialog.scope.count())] == [
         "volume:30-30",
         "volume",
@@ -136,19 +151,23 @@ def test_allow_for_grants_the_chosen_scope_and_the_next_call_shows_the_rule(
     qtbot.keyClick(dialog, Qt.Key.Key_Return)  # the default answer is the narrow one
     harness.wait_for_turn_end()
 
-    (rule,) = harness.assistant.rules.all()
+    (rule,) = harness.assistant.permissions.rules()
     assert (rule.tool, rule.scope, rule.duration) == ("volume_set", "volume", "conversation")
-    assert audit_trail(harness, card.entry.call_id)[0][1] == f"user (rule {rule.id})"
+    granted = next(r for r in harness.assistant.activity() if r.call_id == card.entry.call_id)
+    assert (granted.ruling.reason, granted.ruling.rule_id) == (Reason.ALLOWED_FOR, rule.id)
+    assert card.answer_note.text() == "You allowed it for this conversation on volume."
     assert harness.desk.volume == 30
 
     harness.type_and_send("Louder, 80 please")
     harness.wait_for_turn_end()
     auto = harness.cards()[-1]
-    assert auto.state is CardState.DONE and auto.decided_by == f"rule {rule.id}"
+    assert auto.state is CardState.DONE and auto.ruling is not None
+    assert auto.ruling.by_rule and auto.ruling.rule_id == rule.id
     auto_card = harness.card(auto.call_id)
     assert "Allowed automatically by your rule: allow volume_set on volume" in (
         auto_card.result.text()
     )
+    assert auto.ruling.sentence() in auto_card.result.text()
     assert not auto_card.buttons.isVisible()
     assert harness.desk.volume == 80
 
@@ -195,7 +214,8 @@ def test_undo_reverts_what_a_card_ran(harness: Harness, script: list[Reply], qtb
     assert "Undone: " in card.result.text() and not card.undo.isVisible()
     assert audit_trail(harness, f"undo:{entry.call_id}")[-1] == (
         "allow",
-        "user (undo)",
+        Decider.USER,
+        Reason.UNDO,
         "executed",
     )
 
@@ -209,6 +229,34 @@ def test_stop_while_a_card_waits_denies_the_call(
     harness.wait_for_turn_end()
 
     assert harness.desk.notes == {}
+    assert audit_trail(harness, card.entry.call_id) == [
+        ("deny", Decider.USER, Reason.DENIED, "denied")
+    ]
     rows = harness.assistant.audit.entries(call_id=card.entry.call_id)
-    assert [(r.decided_by, r.outcome) for r in rows] == [("user", "denied")]
     assert rows[0].result_summary == "the user stopped the reply"
+    assert rows[0].ruling.wording == "the user stopped the reply"
+
+
+def test_a_call_hearth_refuses_by_itself_says_why_live_and_when_reopened(
+    harness: Harness, script: list[Reply], qtbot: Any
+) -> None:
+    burn = Reply(calls=[("notes_burn", {"title": "milk"})], unchecked=True)  # no such tool
+    script += [burn, Reply(text="I cannot.")]
+    harness.type_and_send("Burn my milk note")
+    harness.wait_for_turn_end()
+    (live,) = harness.cards()
+    assert live.ruling is not None and live.ruling.fail_closed
+    assert live.outcome == "invalid"
+    refused = f"Refused automatically ({live.ruling.wording})."
+    assert "notes_burn" in refused
+    assert refused in harness.card(live.call_id).result.text()
+
+    conversation_id = harness.controller.conversation_id
+    assert conversation_id is not None
+    harness.controller.new_conversation()
+    harness.controller.open_conversation(conversation_id)
+    qtbot.waitUntil(lambda: len(harness.cards()) == 1)
+    (reopened,) = harness.cards()
+    assert reopened.ruling == live.ruling and reopened.outcome == "invalid"
+    qtbot.waitUntil(lambda: harness.chat.view.card(reopened.call_id) is not None)
+    assert refused in harness.card(reopened.call_id).result.text()

@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
+from hearth.ruling import Decider, Reason
 from hearth.ui.chat.conversations import ID_ROLE
 from hearth.ui.chat.entries import AnswerEntry, CardState, ReasoningEntry, UndoState
 from tests.app.agent.scripted import Reply
@@ -36,7 +37,7 @@ def test_the_first_message_stores_a_conversation_titled_after_it(
     harness: Harness, script: list[Reply], qtbot: Any
 ) -> None:
     conversation_id = chat_about_milk(harness, script, qtbot)
-    stored = harness.assistant.conversations.get(conversation_id)
+    stored = harness.assistant.read_conversation(conversation_id)
     assert stored.title == "Remember to buy milk"
     qtbot.waitUntil(lambda: listed(harness) == ["Remember to buy milk"])
     assert harness.chat.title.full_text() == "Remember to buy milk"
@@ -70,7 +71,9 @@ def test_ctrl_n_starts_afresh_and_a_past_conversation_reopens_as_it_was(
     assert isinstance(thinking, ReasoningEntry) and thinking.collapsed
     (card,) = harness.cards()
     assert card.state is CardState.DONE and card.outcome == "executed"
-    assert card.decided_by == "user" and card.result == "saved the note 'milk'"
+    assert card.ruling is not None and card.ruling.decider is Decider.USER
+    assert card.ruling.reason is Reason.ALLOWED_ONCE
+    assert card.result == "saved the note 'milk'"
     assert card.undo is UndoState.AVAILABLE
     answer = harness.controller.transcript.entry(3)
     assert isinstance(answer, AnswerEntry) and answer.text == "Saved your note."
@@ -85,7 +88,7 @@ def test_a_conversation_is_renamed_in_place_and_in_the_store(
     qtbot.waitUntil(lambda: conversations.model.rowCount() == 1)
     with qtbot.waitSignal(conversations.conversation_renamed):
         conversations.model.setData(conversations.model.index(0), "Groceries")
-    assert harness.assistant.conversations.get(conversation_id).title == "Groceries"
+    assert harness.assistant.read_conversation(conversation_id).title == "Groceries"
     assert harness.chat.title.full_text() == "Groceries"
     qtbot.waitUntil(lambda: listed(harness) == ["Groceries"])
 
@@ -102,7 +105,7 @@ def test_deleting_the_open_conversation_clears_the_chat(
     delete = next(button for button in box.buttons() if button.text() == "Delete")
     with qtbot.waitSignal(conversations.conversation_deleted):
         delete.click()
-    assert harness.assistant.conversations.list() == []
+    assert harness.assistant.list_conversations() == []
     assert harness.controller.conversation_id is None
     assert harness.controller.transcript.rowCount() == 0
     qtbot.waitUntil(lambda: listed(harness) == [])

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from hearth.assistant import Assistant
-from hearth.connectors.files import FileLibrary
+from hearth.connectors.files import FilesConnector
 from hearth.ui.chat.entries import UndoState
 from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.files.kit import FilesPlugin
@@ -31,19 +31,19 @@ def downloads(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def files_harness(qtbot: Any, downloads: Path) -> Iterator[Harness]:
-    library = FileLibrary()
-    library.grant(downloads)
+    files = FilesConnector()
+    files.grant(downloads)
     sources = sorted(str(p) for p in downloads.glob("invoice-*.pdf"))
     move = ("files.move", {"sources": sources, "destination": str(downloads / "Invoices")})
     model = ScriptedModel([Reply(calls=[move]), Reply(text="Moved the three invoices.")])
     assistant = Assistant(
-        model, plugins=[FilesPlugin(library)], entry_points=False, start_connectors=False
+        model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
     )
     try:
         yield from open_window(qtbot, assistant, Desk())
     finally:
         assistant.close()
-        library.close()
+        files.close()
 
 
 def test_a_move_card_previews_runs_and_undoes(

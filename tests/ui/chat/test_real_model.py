@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 
 from hearth.agent import AgentConfig, Deny
 from hearth.engine.llama import LlamaCppModel
-from hearth.engine.types import GenerationSettings
+from hearth.generation import GenerationSettings
+from hearth.ruling import Decider
 from hearth.ui.chat.entries import AnswerEntry, CardState, ReasoningEntry
 from tests.ui.chat.kit import Desk, Harness, make_assistant, open_window
 from tests.ui.conftest import save_screenshot
@@ -91,9 +92,9 @@ def test_type_see_thinking_and_answer_then_approve_a_card_and_see_its_result(
     assert entry.state is CardState.DONE and entry.outcome == "executed"
     assert "saved the note" in card.result.text()
     assert list(real.desk.notes) == [entry.arguments["title"]]
-    rows = real.assistant.audit.entries(call_id=call_id)
-    assert [(r.decision, r.decided_by, r.outcome) for r in rows] == [
-        ("allow", "user", "proposed"),
-        ("allow", "user", "executed"),
+    rows = [row for row in real.assistant.activity() if row.call_id == call_id]
+    assert [(r.decision, r.ruling.decider, r.outcome) for r in rows] == [
+        ("allow", Decider.USER, "proposed"),
+        ("allow", Decider.USER, "executed"),
     ]
     save_screenshot(real.window, "real_model_result")

@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from hearth.agent import AllowOnce, ConsentAsked, Deny, Executor
 from hearth.assistant import Assistant
-from hearth.engine.types import CancelToken, ToolCall
+from hearth.messages import CancelToken, ToolCall
 from hearth.ui.context import UiContext
 from hearth.ui.pages.activity import ActivityPage
 from hearth.ui.pages.audit_model import DECIDED_BY, OUTCOME, TOOL
@@ -69,6 +70,9 @@ def test_entries_are_shown_newest_first_in_words(page: ActivityPage) -> None:
     deciders = column(page, DECIDED_BY)
     assert deciders[0] == "You"
     assert "Rule: allow files.read on" in deciders[-1]
+    assert deciders[2] == "You"
+    refusal = page.proxy.index(2, DECIDED_BY).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Decided by: you" in refusal and "Why: not today" in refusal
     assert page.status.text() == "Showing 7 of 7 entries"
 
 

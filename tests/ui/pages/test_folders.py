@@ -1,4 +1,4 @@
-"""The Folders page grants and revokes through the real files library and follows its index."""
+"""The Folders page grants and revokes through the real files connector and follows its index."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from hearth.connectors.files import FileLibrary, IndexStatus
-from hearth.connectors.files.plugin import shared_library
+from hearth.assistant import Assistant
+from hearth.connectors.files import FilesConnector
+from hearth.folders import IndexStatus
+from hearth.settings import SettingsStore
 from hearth.ui.context import UiContext
 from hearth.ui.pages.folder_model import FOLDER, INDEX
-from hearth.ui.pages.folders import FoldersPage
+from hearth.ui.pages.folders import NO_CONNECTOR, FoldersPage
+from tests.connectors.files.kit import FilesPlugin
 from tests.ui.conftest import save_screenshot
 
 FILES = 40
@@ -29,16 +32,21 @@ def documents(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def files(hearth_home: Path) -> Iterator[FileLibrary]:
-    """The library the page uses (this test's own), running as the assistant would run it."""
-    running = shared_library()
-    running.start()
-    yield running
-    running.close()
+def files(hearth_home: Path) -> Iterator[FilesConnector]:
+    """The connector the page reaches through the assistant, which starts it as the app does."""
+    connector = FilesConnector()
+    yield connector
+    connector.close()
 
 
 @pytest.fixture
-def page(qtbot: QtBot, context: UiContext, files: FileLibrary) -> FoldersPage:
+def plugin(files: FilesConnector) -> FilesPlugin:
+    """The assistant of these tests loads the files connector (and not the desk's stand-in)."""
+    return FilesPlugin(files)
+
+
+@pytest.fixture
+def page(qtbot: QtBot, context: UiContext, files: FilesConnector) -> FoldersPage:
     widget = FoldersPage(context)
     qtbot.addWidget(widget)
     widget.resize(900, 520)
@@ -48,7 +56,7 @@ def page(qtbot: QtBot, context: UiContext, files: FileLibrary) -> FoldersPage:
 
 
 def test_granting_a_folder_indexes_it_with_progress(
-    qtbot: QtBot, page: FoldersPage, files: FileLibrary, documents: Path
+    qtbot: QtBot, page: FoldersPage, files: FilesConnector, documents: Path
 ) -> None:
     assert page.model.rowCount() == 0
     assert page.state.text().startswith("No folders granted yet")
@@ -75,18 +83,18 @@ def test_granting_a_folder_indexes_it_with_progress(
 
 
 def test_revoking_a_folder_removes_it(
-    qtbot: QtBot, page: FoldersPage, files: FileLibrary, documents: Path
+    qtbot: QtBot, page: FoldersPage, files: FilesConnector, documents: Path
 ) -> None:
     with qtbot.waitSignal(page.folders_did_load):
         page.grant(documents)
-    files.wait_idle(30)
+    files.library.wait_idle(30)
     with qtbot.waitSignal(page.folders_did_load):
         page.revoke_button.click()
     assert page.model.rowCount() == 0
     assert files.roots() == []
     assert "Revoked" in page.message.text()
-    files.wait_idle(30)
-    assert files.index.count() == 0
+    files.library.wait_idle(30)
+    assert files.library.index.count() == 0
 
 
 def test_a_refused_folder_is_reported_with_the_reason(
@@ -111,11 +119,11 @@ def test_the_folder_dialog_grants_what_is_chosen(
 
 
 def test_scanning_shows_a_progress_bar(
-    qtbot: QtBot, page: FoldersPage, files: FileLibrary, documents: Path, tmp_path: Path
+    qtbot: QtBot, page: FoldersPage, files: FilesConnector, documents: Path, tmp_path: Path
 ) -> None:
     with qtbot.waitSignal(page.folders_did_load):
         page.grant(documents)
-    assert files.wait_idle(30)
+    assert files.library.wait_idle(30)
     qtbot.wait(50)  # the last status report crosses over to the main thread
     root = tmp_path / "Archive"
     page.show_status(IndexStatus("scanning", root, done=12, total=48))
@@ -126,3 +134,19 @@ def test_scanning_shows_a_progress_bar(
     assert page.skipped.isVisible() and page.skipped.text().startswith("3 files were skipped")
     assert page.warnings.text() == "⚠ cannot watch /x"
     save_screenshot(page, "folders")
+
+
+def test_without_a_files_connector_the_page_says_so(qtbot: QtBot) -> None:
+    assistant = Assistant(entry_points=False)
+    context = UiContext(assistant, SettingsStore())
+    try:
+        assert assistant.folders() is None
+        page = FoldersPage(context)
+        qtbot.addWidget(page)
+        page.show()
+        assert page.state.text() == NO_CONNECTOR
+        assert not page.grant_button.isEnabled() and not page.revoke_button.isEnabled()
+        assert not page.bar.isVisible() and page.model.rowCount() == 0
+    finally:
+        context.shutdown()
+        assistant.close()

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from pytestqt.qtbot import QtBot
 
-from hearth.connectors.files.plugin import shared_library
 from hearth.ui.context import UiContext
 from hearth.ui.pages import PAGES
-
-
-@pytest.fixture(autouse=True)
-def files_library(hearth_home: Path) -> Iterator[None]:
-    yield
-    shared_library().close()
 
 
 @pytest.mark.parametrize("page_class", PAGES, ids=lambda page: page.__name__)
