@@ -17,7 +17,7 @@ from typing import Literal
 from hearth.agent.executor import Executor
 from hearth.agent.selection import select_tools
 from hearth.agent.steps import Step, ToolRan, TurnDone, TurnFailed, TurnStats
-from hearth.errors import HearthError
+from hearth.errors import HearthError, ToolCrashed
 from hearth.generation import (
     AnswerDelta,
     ChatModel,
@@ -30,6 +30,7 @@ from hearth.messages import CancelToken, Message, ToolCall
 from hearth.tools import Tool
 
 ToolChoice = Literal["auto", "required"]
+CRASHED = "Error: this tool failed because of a problem inside Hearth. The user has been told."
 
 
 def default_system_prompt() -> str:
@@ -109,7 +110,12 @@ class Session:
                 yield self._give_up(f"the same call to {repeated} kept coming back", stats)
                 return
             for call in calls:
-                ran = yield from self.executor.handle(call, self.conversation_id, cancel)
+                try:
+                    ran = yield from self.executor.handle(call, self.conversation_id, cancel)
+                except ToolCrashed:
+                    # The history stays well-formed for the next turn; the details stay out.
+                    self._remember(Message.tool_result(call, CRASHED))
+                    raise
                 self._remember(Message.tool_result(call, ran.observation))
                 context += f"\n{ran.observation}"
             for failure in malformed:

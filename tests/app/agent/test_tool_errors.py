@@ -6,6 +6,7 @@ import pytest
 
 from hearth import ToolFailure, tool
 from hearth.agent import AllowOnce, ToolRan, TurnDone, TurnFailed
+from hearth.agent.session import CRASHED
 from hearth.errors import ToolCrashed
 from tests.app.agent.kit import World, drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
@@ -69,6 +70,7 @@ def test_a_bug_in_a_tool_fails_the_call_and_the_turn_and_the_model_never_reads_i
     assert len(model.requests) == 1  # the model was never asked again
     history = world.conversations.messages(world.conversations.list()[0].id)
     assert not any("secret-key" in m.content or "KeyError" in m.content for m in history)
+    assert history[-1].role == "tool" and history[-1].content == CRASHED
     assert outcomes(world) == (["proposed", "failed"], [])
     rows = world.audit.entries()
     assert "KeyError" in rows[-1].result_summary
