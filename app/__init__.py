@@ -8,6 +8,7 @@ from hearth.connector import Connector
 from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.hookspecs import hookimpl
+from hearth.journal import journal_step
 from hearth.paths import data_dir
 from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
 from hearth.tools import Tool, ToolArgumentsError, ToolDefinitionError, make_tool, tool
@@ -27,6 +28,7 @@ __all__ = [
     "UndoFailed",
     "data_dir",
     "hookimpl",
+    "journal_step",
     "make_tool",
     "tool",
 ]
