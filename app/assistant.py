@@ -32,6 +32,7 @@ from hearth.store import (
     UndoEntry,
     UndoLog,
     open_database,
+    recover,
 )
 from hearth.tools import ToolRegistry
 from hearth.undoing import Undone, undo_call
@@ -71,8 +72,9 @@ class Assistant:
             self.tools, plugins=plugins, entry_points=entry_points
         )
         self.permissions = Permissions(self.rules, self.tools, self.plugins.connectors)
-        # Side effects a previous run started but never finished: surfaced, never retried.
-        self.unresolved: list[Intent] = self.intents.reconcile()
+        # Calls a previous run started but never finished: marked `unknown` in the intents
+        # and the audit log, their journaled steps kept for undo; surfaced, never retried.
+        self.unresolved: list[Intent] = recover(self.intents, self.audit, self.undo_log)
         self._started: list[Connector] = []
         if start_connectors:
             self.start_connectors()
@@ -91,7 +93,10 @@ class Assistant:
         interactive: bool = True,
         config: AgentConfig | None = None,
     ) -> Session:
-        """Open a conversation (a new one by default) with its history and taint restored."""
+        """Open a conversation (a new one by default) with its history and taint restored.
+
+        The taint comes back as it was: each tool output under the label naming what was read.
+        """
         if self.model is None:
             raise NoModelLoaded()
         if conversation_id is None:
@@ -105,11 +110,7 @@ class Assistant:
             interactive=interactive,
             undo_log=self.undo_log,
         )
-        for message in history:
-            if message.role == "user":
-                executor.taint.add_user_text(message.content)
-            elif message.role == "tool":
-                executor.taint.add_untrusted(message.content, f"{message.name} result")
+        # The session restores the conversation's taint from its history, item by item.
         store_id = conversation_id
         return Session(
             self.model,

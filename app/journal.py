@@ -4,6 +4,15 @@ A tool that changes several things (moves 14 files, trashes a folder's contents)
 `journal_step` just before each item, so a batch that fails half-way, or a process killed
 mid-batch, still leaves a record of every item that may have changed, and undo can put them
 back. The executor installs the sink for the call it runs; outside such a call, nothing is kept.
+
+The contract for a tool with an `undo`:
+- Its result has one list field per key it journals (`Moved.moved`, `Trashed.trashed`), and
+  every other field has a default: after a failure or a crash, undo receives `{key: [item, ...]}`
+  built from the steps alone, validated into the tool's declared result type.
+- Each item is recorded before its change, so its undo must accept an item whose change never
+  happened (the file is still at `from`): leave it be, and say so, rather than fail.
+- Call `journal_step` on the thread that runs the tool: the sink is a context variable, which
+  a thread pool the tool starts would not see.
 """
 
 from __future__ import annotations

@@ -44,6 +44,8 @@ class Reason(StrEnum):
     TAINTED_ARGUMENT = "tainted-argument"
     UNTRUSTED_CONTEXT = "untrusted-context"
     UNKNOWN_TOOL = "unknown-tool"
+    NOT_OFFERED = "not-offered"
+    MALFORMED = "malformed"
     INVALID_ARGUMENTS = "invalid-arguments"
     HEADLESS = "headless"
     NO_ANSWER = "no-answer"

@@ -1,4 +1,9 @@
-"""Reverting a recorded action: asked for by the user, so recorded in the audit log, not gated."""
+"""Reverting a recorded action: asked for by the user, so recorded in the audit log, not gated.
+
+An entry left `partial` or `unknown` (a call that stopped half-way) is undone like any other:
+its result is `{key: [item, ...]}` built from the steps the tool journaled, and the tool's undo
+must leave alone an item whose change never happened (see `hearth.journal`).
+"""
 
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ def undo_call(tools: ToolRegistry, audit: AuditLog, undo_log: UndoLog, call_id: 
     entry = undo_log.get(call_id)
     if entry.undone_at is not None:
         raise UndoFailed(f"{entry.summary} was already undone")
+    if entry.state == "running":
+        raise UndoFailed(f"{entry.summary} is still running; undo it once it has finished")
     tool = tools.get(entry.tool)
     if tool is None or tool.undo is None:
         raise UndoFailed(f"{entry.tool} is not available any more, so it cannot be undone")

@@ -5,136 +5,35 @@ so, write the decision to the audit log, record a side-effect intent, run, recor
 A `ToolFailure` (or an OSError: a full disk, a server that is down) is the world answering, so
 the model reads it as an observation; any other exception is a bug in Hearth or a plugin: the
 call is recorded as failed and the turn ends with `ToolCrashed`, which the model never sees.
+
+A tool with an `undo` gets its undo entry before it runs, and each `hearth.journal_step` it makes
+is committed there before the item changes. A call that raises after journaling steps is
+`partial` (audit and intent), not `failed`, and can be undone from its steps.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Collection, Generator
+from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
 
-from hearth.agent.steps import (
-    AllowFor,
-    AllowOnce,
-    Answer,
-    ConsentAsked,
-    ConsentRequest,
-    Deny,
-    EditArguments,
-    Outcome,
-    Step,
-    ToolProposed,
-    ToolRan,
-)
-from hearth.consent import ConsentGate, TaintTracker, Verdict
+from hearth.agent.asking import Asker, Decided, fail_closed, plain
+from hearth.agent.steps import Outcome, Step, ToolProposed, ToolRan
+from hearth.consent import ConsentGate, TaintNote, TaintTracker, Verdict
 from hearth.errors import ToolCrashed, ToolFailure
+from hearth.generation import MalformedToolCall
+from hearth.journal import journaling
 from hearth.messages import CancelToken, ToolCall
 from hearth.ruling import Decider, Reason, Ruling
-from hearth.store import AuditLog, IntentLog, UndoLog
+from hearth.store import AuditLog, IntentLog, Journal, Steps, UndoLog
 from hearth.tools import Tool, ToolArgumentsError, ToolRegistry
 
 RESULT_LIMIT = 4000
-HEADLESS = "no one is here to approve it (headless run); allow it explicitly with --allow"
-NO_ANSWER = "no answer came in time"
-
-
-@dataclass(frozen=True)
-class Decided:
-    """The ruling, and the arguments to run with when it allows the call."""
-
-    ruling: Ruling
-    arguments: dict[str, Any] | None = None
-
-
-class Asker:
-    """Asks the user through `ConsentAsked` steps when the gate cannot decide alone."""
-
-    def __init__(self, gate: ConsentGate, *, interactive: bool, timeout: float) -> None:
-        self.gate = gate
-        self.interactive = interactive
-        self.timeout = timeout
-
-    def decide(
-        self,
-        call: ToolCall,
-        tool: Tool | None,
-        arguments: dict[str, Any] | None,
-        verdict: Verdict,
-        conversation_id: str | None,
-        cancel: CancelToken,
-    ) -> Generator[Step, None, Decided]:
-        if verdict.outcome == "allow":
-            return Decided(_by_rule(verdict, allowed=True), arguments)
-        if verdict.outcome == "deny" or tool is None or arguments is None:
-            return Decided(_by_rule(verdict, allowed=False))
-        if not self.interactive:
-            return Decided(_fail_closed(Reason.HEADLESS, HEADLESS))
-        request = ConsentRequest.build(call, tool, arguments, verdict)
-        yield ConsentAsked(request)
-        answer = self._wait(request, cancel)
-        return self._apply(answer, tool, arguments, conversation_id)
-
-    def _wait(self, request: ConsentRequest, cancel: CancelToken) -> Answer | None:
-        deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline and not cancel.cancelled:
-            answer = request.wait(min(0.25, max(0.0, deadline - time.monotonic())))
-            if answer is not None:
-                return answer
-        return None
-
-    def _apply(
-        self,
-        answer: Answer | None,
-        tool: Tool,
-        arguments: dict[str, Any],
-        conversation_id: str | None,
-    ) -> Decided:
-        if answer is None:
-            return Decided(_fail_closed(Reason.NO_ANSWER, NO_ANSWER))
-        if isinstance(answer, Deny):
-            return Decided(_by_user(False, Reason.DENIED, answer.reason))
-        if isinstance(answer, EditArguments):
-            try:
-                edited = plain(tool.validate(answer.arguments))
-            except ToolArgumentsError as error:
-                wording = f"the edited arguments are invalid: {error}"
-                return Decided(_by_user(False, Reason.EDIT_INVALID, wording))
-            return Decided(_by_user(True, Reason.EDITED, answer.describe()), edited)
-        if isinstance(answer, AllowFor):
-            rule = self.gate.grant(
-                tool, arguments, answer.duration, conversation_id, scope=answer.scope
-            )
-            ruling = Ruling(
-                True, Decider.USER, Reason.ALLOWED_FOR, answer.describe(), rule.id, rule.describe()
-            )
-            return Decided(ruling, arguments)
-        assert isinstance(answer, AllowOnce)
-        return Decided(_by_user(True, Reason.ALLOWED_ONCE, answer.describe()), arguments)
-
-
-def plain(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Validated arguments as JSON values (paths as strings): what the gate and the log see."""
-    converted: dict[str, Any] = json.loads(json.dumps(arguments, default=str))
-    return converted
-
-
-def _by_rule(verdict: Verdict, *, allowed: bool) -> Ruling:
-    if verdict.rule is None:
-        return _fail_closed(verdict.cause, verdict.reason)
-    rule = verdict.rule
-    return Ruling(allowed, Decider.RULE, verdict.cause, verdict.reason, rule.id, rule.describe())
-
-
-def _by_user(allowed: bool, reason: Reason, wording: str) -> Ruling:
-    return Ruling(allowed, Decider.USER, reason, wording)
-
-
-def _fail_closed(reason: Reason, wording: str) -> Ruling:
-    return Ruling(False, Decider.FAIL_CLOSED, reason, wording)
+MALFORMED_NAME = "invalid_tool_call"
+_RAW_LIMIT = 2000
 
 
 class Executor:
@@ -161,22 +60,38 @@ class Executor:
         self.undo_log = undo_log
 
     def handle(
-        self, call: ToolCall, conversation_id: int | None, cancel: CancelToken
+        self,
+        call: ToolCall,
+        conversation_id: int | None,
+        cancel: CancelToken,
+        offered: Collection[str] | None = None,
     ) -> Generator[Step, None, ToolRan]:
-        """Decide and, if allowed, run one call; yields the steps a UI shows."""
+        """Decide and, if allowed, run one call; yields the steps a UI shows.
+
+        `offered` names the tools this step offered the model: any other is refused, even a
+        registered one. None means no turn offered a set, as when a test calls directly.
+        """
         tool = self.tools.get(call.name)
-        arguments, problem = self._validated(tool, call)
+        arguments, refused = self._validated(tool, call, offered)
         preview = tool.preview_text(arguments) if tool and arguments is not None else None
         yield ToolProposed(call, tool, preview)
         key = None if conversation_id is None else str(conversation_id)
-        verdict = self.gate.evaluate(
-            tool, call.name, arguments, conversation_id=key, taint=self.taint
-        )
-        decided = yield from self.asker.decide(call, tool, arguments, verdict, key, cancel)
-        self._audit_decision(call, conversation_id, verdict.taint, decided)
+        taint: tuple[TaintNote, ...] = ()
+        if refused is not None or tool is None or arguments is None:
+            decided = Decided(refused or fail_closed(Reason.UNKNOWN_TOOL, call.name))
+        else:
+            verdict = self.gate.evaluate(
+                tool, call.name, arguments, conversation_id=key, taint=self.taint
+            )
+            if verdict.outcome == "ask":
+                decided = yield from self.asker.ask(call, tool, arguments, verdict, key, cancel)
+            else:
+                decided = Decided(_by_rule(verdict), arguments)
+            taint = verdict.taint
+        self._audit_decision(call, conversation_id, taint, decided)
         if not decided.ruling.allowed or tool is None or decided.arguments is None:
-            text = f"Error: {problem}" if problem else f"Denied: {decided.ruling.wording}"
-            outcome: Outcome = "invalid" if problem else "denied"
+            text = f"Error: {refused.wording}" if refused else f"Denied: {decided.ruling.wording}"
+            outcome: Outcome = "invalid" if refused else "denied"
             ran = ToolRan(call, outcome, text, decided.ruling, result=text)
         else:
             try:
@@ -188,13 +103,28 @@ class Executor:
         yield ran
         return ran
 
-    def _validated(self, tool: Tool | None, call: ToolCall) -> tuple[dict[str, Any] | None, str]:
+    def refuse_malformed(self, failure: MalformedToolCall, conversation_id: int | None) -> ToolRan:
+        """Put a call that never parsed on the record, refused; what the model reads about it."""
+        call = ToolCall(MALFORMED_NAME, {"raw": failure.raw[:_RAW_LIMIT]})
+        wording = f"that tool call could not be used: {failure.reason}"
+        ruling = fail_closed(Reason.MALFORMED, wording)
+        self._audit_decision(call, conversation_id, (), Decided(ruling))
+        text = f"Error: {wording}"
+        return ToolRan(call, "invalid", text, ruling, result=text)
+
+    def _validated(
+        self, tool: Tool | None, call: ToolCall, offered: Collection[str] | None
+    ) -> tuple[dict[str, Any] | None, Ruling | None]:
+        """The call's arguments checked and converted, or the fail-closed ruling refusing it."""
         if tool is None:
-            return None, f"there is no tool named {call.name!r}"
+            return None, fail_closed(Reason.UNKNOWN_TOOL, f"there is no tool named {call.name!r}")
+        if offered is not None and call.name not in offered:
+            wording = f"{call.name!r} was not offered for this step, so it cannot run now"
+            return None, fail_closed(Reason.NOT_OFFERED, wording)
         try:
-            return plain(tool.validate(call.arguments)), ""
+            return plain(tool.validate(call.arguments)), None
         except ToolArgumentsError as error:
-            return None, str(error)
+            return None, fail_closed(Reason.INVALID_ARGUMENTS, str(error))
 
     def _run(
         self, call: ToolCall, tool: Tool, decided: Decided, conversation_id: int | None
@@ -202,43 +132,64 @@ class Executor:
         arguments = decided.arguments
         assert arguments is not None
         intent = self.intents.intend(call.id, tool.name, arguments) if tool.side_effecting else None
+        journal = self._journal(call, tool, arguments, conversation_id)
         started = time.perf_counter()
         try:
-            result = tool.invoke(arguments)
+            with journaling(journal.step):
+                result = tool.invoke(arguments)
         except (ToolFailure, OSError) as error:
-            text = f"Error: {_world_error(error)}"
-            self._failed(call, intent, text, started)
+            outcome, text = self._stopped(call, intent, journal, _world_error(error), started)
             # An error message can carry outside text too (a server's reply, a file name).
-            observation = self.taint.fence(text, f"{tool.name} error")
+            observation = self.taint.fence(text, tool.source(arguments, failed=True))
             elapsed = (time.perf_counter() - started) * 1000
-            return ToolRan(call, "failed", observation, decided.ruling, elapsed, result=text)
+            undoable = outcome == "partial" and journal.entry is not None
+            return ToolRan(
+                call, outcome, observation, decided.ruling, elapsed, undoable, result=text
+            )
         except Exception as error:
             crash = ToolCrashed(tool.name, error)
-            self._failed(call, intent, str(crash), started)
+            self._stopped(call, intent, journal, str(crash), started)
             raise crash from error
         elapsed = (time.perf_counter() - started) * 1000
         text = _as_text(result)
+        if journal.entry is not None and self.undo_log is not None:
+            # Before `executed` is written, so an executed call always has its whole undo.
+            self.undo_log.finish(call.id, to_jsonable_python(result, fallback=str))
         if intent is not None:
             self.intents.executed(intent, text[:200])
         self.audit.record_outcome(
             call.id, "executed", result_summary=text, duration_ms=round(elapsed)
         )
-        undoable = tool.undo is not None and self.undo_log is not None
-        if undoable:
-            assert self.undo_log is not None
-            summary = tool.describe(arguments)
-            stored = to_jsonable_python(result, fallback=str)
-            self.undo_log.record(call.id, tool.name, arguments, stored, summary, conversation_id)
-        observation = self.taint.fence(text, f"{tool.name} result")
+        observation = self.taint.fence(text, tool.source(arguments))
+        undoable = journal.entry is not None
         return ToolRan(
             call, "executed", observation, decided.ruling, elapsed, undoable, result=text
         )
 
-    def _failed(self, call: ToolCall, intent: int | None, text: str, started: float) -> None:
+    def _journal(
+        self, call: ToolCall, tool: Tool, arguments: dict[str, Any], conversation_id: int | None
+    ) -> Journal:
+        """Where the call's `journal_step` records go: its undo entry, opened before it runs."""
+        if tool.undo is None or self.undo_log is None:
+            return Journal(None)
+        summary = tool.describe(arguments)
+        entry = self.undo_log.begin(call.id, tool.name, arguments, summary, conversation_id)
+        return Journal(self.undo_log, entry)
+
+    def _stopped(
+        self, call: ToolCall, intent: int | None, journal: Journal, error: str, started: float
+    ) -> tuple[Literal["partial", "failed"], str]:
+        """Record a call that raised: `partial` if it journaled any step, else `failed`."""
+        steps = journal.stop(call.id)
+        text = f"Error: {error}"
+        outcome: Literal["partial", "failed"] = "partial" if steps else "failed"
+        if steps:
+            text += f"\n{_partly_done(steps, undoable=journal.entry is not None)}"
         if intent is not None:
-            self.intents.failed(intent, text)
+            (self.intents.partial if steps else self.intents.failed)(intent, text)
         elapsed = round((time.perf_counter() - started) * 1000)
-        self.audit.record_outcome(call.id, "failed", result_summary=text, duration_ms=elapsed)
+        self.audit.record_outcome(call.id, outcome, result_summary=text, duration_ms=elapsed)
+        return outcome, text
 
     def _audit_decision(
         self, call: ToolCall, conversation_id: int | None, taint: Any, decided: Decided
@@ -254,6 +205,21 @@ class Executor:
             taint=taint,
             result_summary=ruling.wording,
         )
+
+
+def _by_rule(verdict: Verdict) -> Ruling:
+    """The gate's own allow or deny, under the rule that made it (or failing closed)."""
+    if verdict.rule is None:
+        return fail_closed(verdict.cause, verdict.reason)
+    allowed, rule = verdict.outcome == "allow", verdict.rule
+    return Ruling(allowed, Decider.RULE, verdict.cause, verdict.reason, rule.id, rule.describe())
+
+
+def _partly_done(steps: Steps, *, undoable: bool) -> str:
+    undo = " Undo can put them back." if undoable else ""
+    return (
+        f"Partly done; begun before the error (the last may be unchanged): {_as_text(steps)}.{undo}"
+    )
 
 
 def _world_error(error: ToolFailure | OSError) -> str:

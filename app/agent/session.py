@@ -1,8 +1,9 @@
 """A conversation with the agent: each turn is a generator of typed steps.
 
-The model proposes; the executor (the only path to a tool) decides and runs. Model mistakes —
-unknown tools, bad arguments, tool errors — go back to the model as observations; errors in
-Hearth itself end the turn with `TurnFailed`.
+The model proposes; the executor (the only path to a tool) decides and runs, and only tools
+offered for that step may run. Model mistakes — malformed calls, unknown or unoffered tools, bad
+arguments, tool errors — are audited and go back to the model as observations; errors in Hearth
+itself end the turn with `TurnFailed`.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from typing import Literal
 from hearth.agent.executor import Executor
 from hearth.agent.selection import select_tools
 from hearth.agent.steps import Step, ToolRan, TurnDone, TurnFailed, TurnStats
+from hearth.consent import TaintTracker, fenced_source, unfence
 from hearth.errors import HearthError, ToolCrashed
 from hearth.generation import (
     AnswerDelta,
     ChatModel,
     GenerationDone,
     GenerationSettings,
-    MalformedToolCall,
     ReasoningDelta,
 )
 from hearth.messages import CancelToken, Message, ToolCall
@@ -68,6 +69,7 @@ class Session:
         self.conversation_id = conversation_id
         self.config = config or AgentConfig()
         self.history = list(history)
+        restore_taint(executor.taint, self.history)
         if not self.history or self.history[0].role != "system":
             self.history.insert(0, Message.system(system_prompt or default_system_prompt()))
         self._on_message = on_message
@@ -109,9 +111,12 @@ class Session:
             if repeated is not None:
                 yield self._give_up(f"the same call to {repeated} kept coming back", stats)
                 return
+            names = frozenset(tool.name for tool in offered)
             for call in calls:
                 try:
-                    ran = yield from self.executor.handle(call, self.conversation_id, cancel)
+                    ran = yield from self.executor.handle(
+                        call, self.conversation_id, cancel, offered=names
+                    )
                 except ToolCrashed:
                     # The history stays well-formed for the next turn; the details stay out.
                     self._remember(Message.tool_result(call, CRASHED))
@@ -119,7 +124,8 @@ class Session:
                 self._remember(Message.tool_result(call, ran.observation))
                 context += f"\n{ran.observation}"
             for failure in malformed:
-                self._remember(_malformed_observation(failure))
+                refused = self.executor.refuse_malformed(failure, self.conversation_id)
+                self._remember(Message.tool_result(refused.call, refused.observation))
             if cancel.cancelled:
                 yield TurnDone(done.message, "cancelled", stats)
                 return
@@ -159,9 +165,20 @@ class Session:
             self._on_message(message)
 
 
-def _malformed_observation(failure: MalformedToolCall) -> Message:
-    call = ToolCall(name="invalid_tool_call", arguments={})
-    return Message.tool_result(call, f"Error: that tool call could not be used: {failure.reason}")
+def restore_taint(taint: TaintTracker, history: Sequence[Message]) -> None:
+    """Give a reopened conversation the taint it had: what the user said, what tools returned.
+
+    Tool output went into history fenced under the label naming the item it came from, so each
+    item is restored under the same label; unfenced tool messages are Hearth's own words
+    (a denial, an invalid call) and were never untrusted.
+    """
+    for message in history:
+        if message.role == "user":
+            taint.add_user_text(message.content)
+        elif message.role == "tool":
+            source = fenced_source(message.content)
+            if source is not None:
+                taint.add_untrusted(unfence(message.content), source)
 
 
-__all__ = ["AgentConfig", "Session", "ToolRan", "default_system_prompt"]
+__all__ = ["AgentConfig", "Session", "ToolRan", "default_system_prompt", "restore_taint"]

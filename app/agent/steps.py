@@ -142,7 +142,7 @@ class ConsentAsked:
     request: ConsentRequest
 
 
-Outcome = Literal["executed", "failed", "denied", "invalid"]
+Outcome = Literal["executed", "partial", "failed", "denied", "invalid"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """The terminal's consent card: show a proposed call in full and ask what to do with it.
 
-Enter alone means deny: permission is never one keystroke away from "always".
+Enter alone means deny: permission is never one keystroke away from "always". Control, bidi and
+invisible characters are shown as code points, so what the card says is what the call does.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import click
 
 from hearth.agent import AllowFor, AllowOnce, Answer, ConsentRequest, Deny, EditArguments
 from hearth.consent import Rule
+from hearth.consent.canonical import safe_text
 from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Duration
 from hearth.tools import Tool
 
@@ -21,14 +23,19 @@ def show_request(request: ConsentRequest) -> None:
     effect = EFFECT_WORDS.get(tool.effect, tool.effect)
     click.secho(f"\n┌ {tool.name} wants to run ({effect})", fg="cyan", bold=True)
     for name, value in call.arguments.items():
-        click.echo(f"│ {name}: {json.dumps(value, ensure_ascii=False)}")
+        click.echo(f"│ {safe_text(name)}: {safe_text(json.dumps(value, ensure_ascii=False))}")
     if request.preview is not None:
-        click.echo(f"│ preview: {request.preview}")
+        click.echo(f"│ preview: {_lines(request.preview)}")
     for line in request.taint:
-        click.secho(f"│ ⚠ {line.sentence}", fg="yellow")
-    click.secho(f"│ why asked: {request.reason}", dim=True)
+        click.secho(f"│ ⚠ {_lines(line.sentence)}", fg="yellow")
+    click.secho(f"│ why asked: {_lines(request.reason)}", dim=True)
     if request.rule_text:
-        click.secho(f"│ rule: {request.rule_text}", dim=True)
+        click.secho(f"│ rule: {_lines(request.rule_text)}", dim=True)
+
+
+def _lines(text: str) -> str:
+    """Text for the card: each line safe to print, continued under the card's left edge."""
+    return "\n│   ".join(safe_text(line) for line in text.splitlines() or [""])
 
 
 def ask_terminal(request: ConsentRequest) -> Answer:

@@ -7,6 +7,9 @@ import click
 from hearth.assistant import Assistant
 from hearth.errors import UndoFailed
 
+# Entries of calls that stopped half-way: undo puts back the items they journaled.
+_STATE_NOTES = {"partial": "  (partly done)", "unknown": "  (interrupted)"}
+
 
 @click.command("undo")
 @click.argument("count", type=click.IntRange(min=1), default=1)
@@ -22,7 +25,8 @@ def undo(count: int, show: bool) -> None:
         if show:
             for entry in pending:
                 when = entry.done_at.astimezone().strftime("%Y-%m-%d %H:%M")
-                click.echo(f"{when}  {entry.tool:<20} {entry.summary.splitlines()[0]}")
+                note = _STATE_NOTES.get(entry.state, "")
+                click.echo(f"{when}  {entry.tool:<20} {entry.summary.splitlines()[0]}{note}")
             return
         for entry in pending:
             try:

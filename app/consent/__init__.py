@@ -1,7 +1,8 @@
 """Consent: rules, scopes and taint decide every tool call; the model only proposes."""
 
-from hearth.consent.gate import ConsentGate, Verdict, describe_taint
+from hearth.consent.gate import ConsentGate, Verdict, describe_sources, describe_taint
 from hearth.consent.rules import (
+    UNTRUSTED_WARNING,
     ConsentError,
     Decision,
     Rule,
@@ -10,10 +11,18 @@ from hearth.consent.rules import (
     RuleSource,
 )
 from hearth.consent.scopes import exact_scope, scope_matches, scope_suggestions
-from hearth.consent.taint import TaintNote, TaintTracker, fence, unfence
+from hearth.consent.taint import (
+    TaintNote,
+    TaintTracker,
+    clean_label,
+    fence,
+    fenced_source,
+    unfence,
+)
 from hearth.ruling import Duration
 
 __all__ = [
+    "UNTRUSTED_WARNING",
     "ConsentError",
     "ConsentGate",
     "Decision",
@@ -25,9 +34,12 @@ __all__ = [
     "TaintNote",
     "TaintTracker",
     "Verdict",
+    "clean_label",
+    "describe_sources",
     "describe_taint",
     "exact_scope",
     "fence",
+    "fenced_source",
     "scope_matches",
     "scope_suggestions",
     "unfence",

@@ -13,11 +13,16 @@ from hearth.tools import ToolRegistry
 
 @dataclass(frozen=True)
 class RuleChange:
-    """What the user chose in the editor; `scope` None means any resource."""
+    """What the user chose in the editor; `scope` None means any resource.
+
+    `after_untrusted` keeps an allow rule allowing side effects after the conversation read
+    untrusted content; it means nothing for ask or deny, so it is dropped for them.
+    """
 
     decision: Decision
     scope: str | None
     duration: Duration
+    after_untrusted: bool = False
 
 
 def replace_rule(rules: RuleBook, tools: ToolRegistry, old: Rule, change: RuleChange) -> Rule:
@@ -35,6 +40,7 @@ def replace_rule(rules: RuleBook, tools: ToolRegistry, old: Rule, change: RuleCh
         duration=change.duration,
         conversation_id=old.conversation_id,
         source="user",
+        after_untrusted=change.after_untrusted and change.decision == "allow",
     )
     rules.add(new)
     rules.revoke(old.id)

@@ -1,8 +1,9 @@
 """The consent gate: the model only proposes a call; this decides allow, ask or deny.
 
-Order, failing closed: unknown tool or invalid arguments deny; a matching deny rule denies; a
-side-effecting call with tainted arguments asks; a send after untrusted text asks; a matching
-allow rule allows; anything else asks.
+Order, failing closed: unknown tool or invalid arguments deny; a matching deny rule denies; once
+the conversation has read untrusted content, a side effect (write, send, system) is allowed only
+by a rule made "even after reading untrusted content" and otherwise asks, naming what was read
+(the rule of two); a matching allow rule allows; anything else asks.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hearth.consent.canonical import safe_text
 from hearth.consent.rules import (
     Clock,
     ConsentError,
@@ -24,7 +26,7 @@ from hearth.consent.rules import (
 from hearth.consent.scopes import exact_scope, pin_scope, scope_matches
 from hearth.consent.taint import TaintNote, TaintTracker
 from hearth.ruling import Duration, Reason
-from hearth.tools.tool import Tool
+from hearth.tools.tool import Effect, Tool
 
 _DEFAULT_REASONS = {
     "read": "reading needs your permission until you allow a scope for it",
@@ -36,6 +38,14 @@ _DEFAULT_REASONS = {
 # on a call an `always` rule already covers.
 _LIFETIME = {"always": 0, "hour": 1, "conversation": 2, "once": 3}
 _VALUE_MAX = 60
+_SOURCES_SHOWN = 5
+_DOING: dict[Effect, str] = {
+    "read": "reading",
+    "write": "every change to your data",
+    "send": "anything it sends",
+    "system": "every change to system settings",
+}
+_HOW = {"copied": "came from", "derived": "is built from a name in", "matches": "may come from"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,8 @@ class Verdict:
     reason: str
     rule: Rule | None = None
     taint: tuple[TaintNote, ...] = ()
+    # What untrusted content the conversation had read when the gate asked because of it.
+    sources: tuple[str, ...] = ()
 
 
 class ConsentGate:
@@ -72,13 +84,17 @@ class ConsentGate:
             return Verdict("deny", Reason.UNKNOWN_TOOL, f"unknown tool '{tool_name}'")
         if not isinstance(arguments, Mapping):
             return Verdict("deny", Reason.INVALID_ARGUMENTS, f"invalid arguments for '{tool_name}'")
-        notes = tuple(taint.check(arguments))
+        untrusted = tool.side_effecting and taint.has_untrusted
+        notes = tuple(taint.check(arguments, thorough=untrusted))
         with self._lock:
             now = self.clock()
             rules = self.matching_rules(tool, arguments, conversation_id=conversation_id, now=now)
-            verdict = (
-                self._deny(rules, now) or _untrusted(tool, notes, taint) or self._allow(rules, now)
-            )
+            verdict = self._deny(rules, now)
+            if verdict is None and untrusted:
+                verdict = self._allow(rules, now, after_untrusted=True) or _rule_of_two(
+                    tool, notes, tuple(taint.sources)
+                )
+            verdict = verdict or self._allow(rules, now)
         return _with_taint(verdict or _ask(tool, rules), notes)
 
     def matching_rules(
@@ -108,11 +124,13 @@ class ConsentGate:
         decision: Decision = "allow",
         any_resource: bool = False,
         source: RuleSource = "user",
+        after_untrusted: bool = False,
     ) -> Rule:
-        """Add and return a rule for this call's tool: by default just this call's resource.
+        """Add and return a rule for this call's tool: by default just this call's resources.
 
         `scope` widens it to a pattern (a folder, an @domain, a range) that must cover this call;
-        `any_resource` drops the scope altogether.
+        `any_resource` drops the scope altogether; `after_untrusted` keeps it allowing side
+        effects after the conversation read untrusted content.
         """
         pattern = None if any_resource else _grant_scope(tool, arguments, scope)
         rule = Rule.create(
@@ -123,6 +141,7 @@ class ConsentGate:
             duration=duration,
             conversation_id=conversation_id,
             source=source,
+            after_untrusted=after_untrusted,
         )
         return self.rulebook.add(rule)
 
@@ -135,8 +154,18 @@ class ConsentGate:
                 )
         return None
 
-    def _allow(self, rules: list[Rule], now: float) -> Verdict | None:
-        allows = sorted((r for r in rules if r.decision == "allow"), key=_lifetime)
+    def _allow(
+        self, rules: list[Rule], now: float, *, after_untrusted: bool = False
+    ) -> Verdict | None:
+        """The longest-lived allow rule (only those made for after untrusted content, if so)."""
+        allows = sorted(
+            (
+                r
+                for r in rules
+                if r.decision == "allow" and (r.after_untrusted or not after_untrusted)
+            ),
+            key=_lifetime,
+        )
         for rule in allows:
             if self.rulebook.mark_used(rule.id, now):
                 return Verdict(
@@ -149,28 +178,33 @@ def _lifetime(rule: Rule) -> int:
     return _LIFETIME[rule.duration]
 
 
-def _untrusted(tool: Tool, notes: tuple[TaintNote, ...], taint: TaintTracker) -> Verdict | None:
-    """Ask whatever the rules say when untrusted text could be steering a side effect."""
-    if tool.side_effecting and notes:
+def _rule_of_two(tool: Tool, notes: tuple[TaintNote, ...], sources: tuple[str, ...]) -> Verdict:
+    """Ask, whatever the rules say: untrusted content could be steering this side effect."""
+    why = (
+        f"this conversation has read untrusted content ({describe_sources(sources)}), "
+        f"so {_DOING[tool.effect]} needs your approval, whatever your rules say"
+    )
+    if notes:
         lifted = "; ".join(describe_taint(tool, note) for note in notes)
-        return Verdict("ask", Reason.TAINTED_ARGUMENT, f"{lifted}, so this needs your approval")
-    if tool.effect == "send" and taint.has_untrusted:
-        sources = ", ".join(taint.sources)
-        return Verdict(
-            "ask",
-            Reason.UNTRUSTED_CONTEXT,
-            f"this conversation has read untrusted content ({sources}), "
-            "so sending always needs your approval",
-        )
-    return None
+        return Verdict("ask", Reason.TAINTED_ARGUMENT, f"{lifted}; {why}", sources=sources)
+    return Verdict("ask", Reason.UNTRUSTED_CONTEXT, why, sources=sources)
+
+
+def describe_sources(sources: tuple[str, ...] | list[str]) -> str:
+    """The untrusted items read, most recent last, e.g. "files.read of /home/u/todo.md"."""
+    shown = list(sources[-_SOURCES_SHOWN:])
+    hidden = len(sources) - len(shown)
+    earlier = f"{hidden} earlier item{'s' if hidden > 1 else ''}; " if hidden else ""
+    return earlier + "; ".join(shown)
 
 
 def describe_taint(tool: Tool, note: TaintNote) -> str:
     """The sentence naming where a tainted argument came from, as cards and reasons say it."""
     top = note.argument.split("[", 1)[0].split(".", 1)[0]
-    label = tool.scope_kind if top == tool.scope and tool.scope_kind else note.argument
-    value = note.value if len(note.value) <= _VALUE_MAX else note.value[: _VALUE_MAX - 1] + "…"
-    return f"{label} '{value}' came from {note.source}"
+    label = tool.scope_kind if top in tool.scope_args and tool.scope_kind else note.argument
+    value = safe_text(" ".join(note.value.split()))
+    value = value if len(value) <= _VALUE_MAX else value[: _VALUE_MAX - 1] + "…"
+    return f"{label} '{value}' {_HOW.get(note.how, 'came from')} {note.source}"
 
 
 def _ask(tool: Tool, rules: list[Rule]) -> Verdict:
@@ -189,12 +223,12 @@ def _with_taint(verdict: Verdict, notes: tuple[TaintNote, ...]) -> Verdict:
 
 def _grant_scope(tool: Tool, arguments: Mapping[str, Any], scope: str | None) -> str | None:
     """The pattern a grant stores: the call's own resource unless a wider one was chosen."""
-    if tool.scope is None:
+    if not tool.scope_args:
         return None
     pattern = exact_scope(tool, arguments) if scope is None else scope.strip()
     if pattern:
         pattern = pin_scope(tool, pattern)
     if not pattern or not scope_matches(tool, pattern, arguments):
-        shown = scope if scope is not None else arguments.get(tool.scope)
+        shown = scope if scope is not None else tool.scoped_values(arguments)
         raise ConsentError(f"cannot grant '{tool.name}' on {shown!r}: it does not cover this call")
     return pattern

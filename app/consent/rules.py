@@ -18,6 +18,7 @@ RuleSource = Literal["user", "cli-flag", "default"]
 Clock = Callable[[], float]
 
 HOUR_S = 3600.0
+UNTRUSTED_WARNING = "⚠ even after reading untrusted content"
 _TOOL_PATTERN = re.compile(r"[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*(?:\.\*)?")
 
 
@@ -27,7 +28,11 @@ class ConsentError(HearthError):
 
 @dataclass(frozen=True)
 class Rule:
-    """One user decision about a tool (or `connector.*`) on a scope pattern (None: any)."""
+    """One user decision about a tool (or `connector.*`) on a scope pattern (None: any).
+
+    An allow rule stops applying to side effects once the conversation has read untrusted
+    content, unless the user made it `after_untrusted` on purpose.
+    """
 
     id: str
     tool: str
@@ -41,6 +46,7 @@ class Rule:
     revoked: bool = False
     consumed: bool = False
     source: RuleSource = "user"
+    after_untrusted: bool = False
 
     @classmethod
     def create(
@@ -53,6 +59,7 @@ class Rule:
         duration: Duration = "always",
         conversation_id: str | None = None,
         source: RuleSource = "user",
+        after_untrusted: bool = False,
     ) -> Rule:
         """A new rule; an hour rule expires an hour from `now`."""
         rule = cls(
@@ -65,6 +72,7 @@ class Rule:
             created_at=now,
             expires_at=now + HOUR_S if duration == "hour" else None,
             source=source,
+            after_untrusted=after_untrusted,
         )
         rule.check()
         return rule
@@ -82,6 +90,8 @@ class Rule:
             (not _is_time(self.created_at), "created_at"),
             (self.expires_at is not None and not _is_time(self.expires_at), "expires_at"),
             (not isinstance(self.revoked, bool) or not isinstance(self.consumed, bool), "flags"),
+            (not isinstance(self.after_untrusted, bool), "after_untrusted"),
+            (self.after_untrusted and self.decision != "allow", "after_untrusted on a non-allow"),
         ]
         for failed, what in problems:
             if failed:
@@ -104,7 +114,8 @@ class Rule:
     def describe(self) -> str:
         """A short sentence for the dashboard and for reasons, e.g. "allow files.read in ~/Docs"."""
         where = f" on {self.scope}" if self.scope is not None else ""
-        return f"{self.decision} {self.tool}{where} {DURATION_WORDS[self.duration]}"
+        text = f"{self.decision} {self.tool}{where} {DURATION_WORDS[self.duration]}"
+        return f"{text}, {UNTRUSTED_WARNING}" if self.after_untrusted else text
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,7 +1,9 @@
-"""Match a rule's scope pattern against the resource a call names, by the tool's scope kind.
+"""Match a rule's scope pattern against the resources a call names, by the tool's scope kind.
 
-Every matcher fails closed: a value it cannot parse, a relative path, a missing argument or an
-unknown kind never matches, so the call falls through to "ask".
+A pattern covers a call only if it covers every resource the call touches: each element of
+each scoped argument (a move's sources and its destination, every recipient). Every matcher
+fails closed: a value it cannot parse, a relative path, a missing argument or an unknown kind
+never matches, so the call falls through to "ask".
 """
 
 from __future__ import annotations
@@ -22,19 +24,19 @@ _SETTING = re.compile(rf"(?P<name>[^:]+?)(?::(?P<lo>{_NUMBER})-(?P<hi>{_NUMBER})
 
 
 def scope_matches(tool: Tool, pattern: str | None, arguments: Mapping[str, Any]) -> bool:
-    """Whether a rule scope `pattern` covers the resource this call names."""
+    """Whether a rule scope `pattern` covers every resource this call names."""
     if pattern is None:
         return True
-    if tool.scope is None or tool.scope not in arguments:
+    values = tool.scoped_values(arguments)
+    if not values:
         return False
-    value = arguments[tool.scope]
     if tool.scope_kind == "setting":
         number = arguments.get(tool.range_arg) if tool.range_arg else None
-        return isinstance(value, str) and setting_matches(pattern, value, number)
+        return all(isinstance(v, str) and setting_matches(pattern, v, number) for v in values)
     matcher = _MATCHERS.get(tool.scope_kind or "")
     if matcher is None:
         return False
-    return matcher(pattern, value)
+    return all(matcher(pattern, value) for value in values)
 
 
 def path_matches(pattern: str, value: object) -> bool:
@@ -151,26 +153,25 @@ def exact_scope(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
 
 
 def scope_suggestions(tool: Tool, arguments: Mapping[str, Any]) -> list[str]:
-    """Patterns a consent card can offer for this call, narrowest first."""
-    if tool.scope is None or tool.scope not in arguments:
+    """Patterns a consent card can offer for this call, narrowest first; each covers it all."""
+    values = tool.scoped_values(arguments)
+    if not values:
         return []
-    value = arguments[tool.scope]
     if tool.scope_kind == "path":
-        found = _path_suggestions(value)
+        found = _path_suggestions(values)
     elif tool.scope_kind == "recipient":
-        found = _recipient_suggestions(value)
+        found = _recipient_suggestions(values)
     elif tool.scope_kind == "calendar":
-        found = [value] if isinstance(value, str) and value.strip() else []
+        found = _calendar_suggestions(values)
     elif tool.scope_kind == "setting":
         number = arguments.get(tool.range_arg) if tool.range_arg else None
-        found = _setting_suggestions(value, number)
+        found = _setting_suggestions(values, number)
     else:
         found = []
     return [pattern for pattern in dict.fromkeys(found) if scope_matches(tool, pattern, arguments)]
 
 
-def _path_suggestions(value: object) -> list[str]:
-    values = value if isinstance(value, list) else [value]
+def _path_suggestions(values: list[object]) -> list[str]:
     paths = [real_path(item) if isinstance(item, str) else None for item in values]
     if not paths or any(path is None for path in paths):
         return []
@@ -179,15 +180,24 @@ def _path_suggestions(value: object) -> list[str]:
     return [str(folder) for folder in (exact, exact.parent) if folder != Path(folder.anchor)]
 
 
-def _recipient_suggestions(value: object) -> list[str]:
+def _recipient_suggestions(values: list[object]) -> list[str]:
     # A single pattern must cover every recipient, so lists are offered joined.
-    addresses = list(dict.fromkeys(parse_recipients(value) or []))
+    addresses = list(dict.fromkeys(parse_recipients(values) or []))
     domains = dict.fromkeys(f"@{address.rpartition('@')[2]}" for address in addresses)
     return [", ".join(addresses), ", ".join(domains)] if addresses else []
 
 
-def _setting_suggestions(name: object, number: object) -> list[str]:
-    if not isinstance(name, str) or not name.strip() or ":" in name:
+def _calendar_suggestions(values: list[object]) -> list[str]:
+    names = {value.casefold() for value in values if isinstance(value, str) and value.strip()}
+    first = values[0]
+    # One calendar pattern names one calendar: a call touching two cannot get an exact scope.
+    return [first] if len(names) == 1 and isinstance(first, str) else []
+
+
+def _setting_suggestions(values: list[object], number: object) -> list[str]:
+    names = {value.casefold() for value in values if isinstance(value, str)}
+    name = values[0]
+    if len(names) != 1 or not isinstance(name, str) or not name.strip() or ":" in name:
         return []
     if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(number):
         return [name]

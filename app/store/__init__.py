@@ -12,8 +12,9 @@ from hearth.store.audit import (
 from hearth.store.conversations import Conversation, ConversationStore
 from hearth.store.db import Database, DatabaseCorrupt, NotFound, StoreError, open_database
 from hearth.store.intents import Intent, IntentLog, IntentState
+from hearth.store.recovery import recover
 from hearth.store.rules import RuleTable
-from hearth.store.undo import UndoEntry, UndoLog
+from hearth.store.undo import Journal, JournalState, Steps, UndoEntry, UndoLog
 
 __all__ = [
     "AuditEntry",
@@ -27,13 +28,17 @@ __all__ = [
     "Intent",
     "IntentLog",
     "IntentState",
+    "Journal",
+    "JournalState",
     "NotFound",
     "Outcome",
     "RuleTable",
+    "Steps",
     "StoreError",
     "Taint",
     "TaintLike",
     "UndoEntry",
     "UndoLog",
     "open_database",
+    "recover",
 ]

@@ -3,8 +3,9 @@
 A row can never change (triggers abort UPDATE and DELETE), so one call is recorded as rows
 linked by `call_id`: a decision row written before the tool runs (outcome `proposed`, or
 `denied` when nothing will run), then an outcome row when it ends (`executed`, `failed` or
-`unknown`). Writing the decision first means a crash mid-call still leaves its proposal,
-arguments, taint and decision on record.
+`partial` or `unknown`). Writing the decision first means a crash mid-call still leaves its
+proposal, arguments, taint and decision on record; at the next start, `interrupted()` gives such
+a call its `unknown` outcome row.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Literal, Protocol, TextIO, cast, get_args
 
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.store.audit_export import dumps, write_csv, write_json
+from hearth.store.audit_schema import MIGRATIONS
 from hearth.store.db import (
     Database,
     NotFound,
@@ -28,42 +30,13 @@ from hearth.store.db import (
 )
 
 Decision = Literal["allow", "ask", "deny"]
-Outcome = Literal["proposed", "denied", "executed", "failed", "unknown"]
+Outcome = Literal["proposed", "denied", "executed", "failed", "partial", "unknown"]
+"""`failed`: certainly did not happen. `partial`: stopped half-way, some items changed."""
 ExportFormat = Literal["json", "csv"]
 
 SUMMARY_LIMIT = 2000
+INTERRUPTED = "Hearth stopped before this call finished; it may have run in part or in full"
 _TRUNCATION_MARK = " …[truncated]"
-_APPEND_ONLY = "SELECT RAISE(ABORT, 'the audit log is append-only')"
-
-# conversation_id is deliberately not a foreign key: deleting a conversation must not
-# (and, with these triggers, could not) delete its audit history.
-MIGRATIONS = [
-    [
-        "CREATE TABLE audit ("
-        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-        " at TEXT NOT NULL,"
-        " conversation_id INTEGER,"
-        " call_id TEXT NOT NULL,"
-        " tool TEXT NOT NULL,"
-        " arguments TEXT NOT NULL,"
-        " taint TEXT NOT NULL,"
-        " decision TEXT NOT NULL CHECK (decision IN ('allow', 'ask', 'deny')),"
-        " decided_by TEXT NOT NULL,"
-        " outcome TEXT NOT NULL"
-        "   CHECK (outcome IN ('proposed', 'denied', 'executed', 'failed', 'unknown')),"
-        " result_summary TEXT NOT NULL,"
-        " duration_ms INTEGER)",
-        "CREATE INDEX audit_by_call ON audit (call_id)",
-        "CREATE INDEX audit_by_conversation ON audit (conversation_id)",
-        f"CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN {_APPEND_ONLY}; END",
-        f"CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN {_APPEND_ONLY}; END",
-    ],
-    [
-        # The typed decision (hearth.ruling.Ruling) as JSON; rows from before it say so.
-        "ALTER TABLE audit ADD COLUMN ruling TEXT NOT NULL DEFAULT ''",
-    ],
-]
-
 FIELDS = (
     "id",
     "at",
@@ -232,6 +205,24 @@ class AuditLog:
             result_summary=result_summary,
             duration_ms=duration_ms,
         )
+
+    def mark_interrupted(self, summaries: Mapping[str, str] | None = None) -> list[str]:
+        """At startup: give every call still `proposed` an `unknown` outcome row; their ids.
+
+        `summaries` may word a call's row (e.g. what its undo journal kept). Like
+        `IntentLog.reconcile`, call it only while no other Hearth process is running.
+        """
+        summaries = summaries or {}
+        rows = self.db.query(
+            "SELECT call_id FROM audit AS a WHERE outcome = 'proposed' AND NOT EXISTS"
+            " (SELECT 1 FROM audit AS b WHERE b.call_id = a.call_id AND b.id > a.id) ORDER BY id"
+        )
+        calls = [str(row["call_id"]) for row in rows]
+        with self.db.transaction():
+            for call_id in calls:
+                summary = summaries.get(call_id, INTERRUPTED)
+                self.record_outcome(call_id, "unknown", result_summary=summary)
+        return calls
 
     def export(
         self,

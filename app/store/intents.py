@@ -1,8 +1,10 @@
 """Side-effect intents: `intended` is on disk before a side effect runs, so a crash is noticed.
 
-An intent moves `intended -> executed | failed`. One still `intended` at startup belongs to a
-run that died mid-effect: `reconcile()` marks it `unknown`, and only the user (after the
-connector has checked, e.g. Sent by Message-ID) resolves it. Nothing here retries.
+An intent moves `intended -> executed | failed | partial`: `failed` means it certainly did not
+happen, `partial` that a batch stopped half-way with some items changed (the undo journal says
+which). One still `intended` at startup belongs to a run that died mid-effect: `reconcile()`
+marks it `unknown`, and only the user (after the connector has checked, e.g. Sent by
+Message-ID) resolves it. Nothing here retries.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any, Literal, cast
 
 from hearth.store.db import Database, NotFound, StoreError, from_stored_time, utc_now
 
-IntentState = Literal["intended", "executed", "failed", "unknown"]
+IntentState = Literal["intended", "executed", "failed", "partial", "unknown"]
+
+_COLUMNS = "id, call_id, tool, arguments, state, created_at, updated_at, detail"
 
 MIGRATIONS = [
     [
@@ -29,6 +33,26 @@ MIGRATIONS = [
         " created_at TEXT NOT NULL,"
         " updated_at TEXT NOT NULL,"
         " detail TEXT NOT NULL)",
+        "CREATE INDEX intents_by_state ON intents (state)",
+    ],
+    [
+        # State `partial` is new; SQLite cannot alter a CHECK, so the table is rebuilt.
+        "CREATE TABLE intents_rebuilt ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " call_id TEXT NOT NULL,"
+        " tool TEXT NOT NULL,"
+        " arguments TEXT NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN"
+        "   ('intended', 'executed', 'failed', 'partial', 'unknown')),"
+        " created_at TEXT NOT NULL,"
+        " updated_at TEXT NOT NULL,"
+        " detail TEXT NOT NULL)",
+        f"INSERT INTO intents_rebuilt ({_COLUMNS}) SELECT {_COLUMNS} FROM intents ORDER BY id",
+        "UPDATE sqlite_sequence SET seq = max(seq,"
+        " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'intents'), 0))"
+        " WHERE name = 'intents_rebuilt'",
+        "DROP TABLE intents",
+        "ALTER TABLE intents_rebuilt RENAME TO intents",
         "CREATE INDEX intents_by_state ON intents (state)",
     ],
 ]
@@ -72,6 +96,10 @@ class IntentLog:
     def failed(self, intent_id: int, detail: str = "") -> None:
         """The side effect certainly did not happen."""
         self._move(intent_id, ("intended",), "failed", detail)
+
+    def partial(self, intent_id: int, detail: str = "") -> None:
+        """The side effect stopped half-way: some items changed; `detail` says which."""
+        self._move(intent_id, ("intended",), "partial", detail)
 
     def resolve(
         self, intent_id: int, state: Literal["executed", "failed"], detail: str = ""

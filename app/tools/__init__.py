@@ -5,6 +5,7 @@ from hearth.tools.define import make_tool
 from hearth.tools.registry import DuplicateToolError, ToolRegistry
 from hearth.tools.tool import (
     Effect,
+    Scope,
     ScopeKind,
     Tool,
     ToolArgumentsError,
@@ -14,6 +15,7 @@ from hearth.tools.tool import (
 __all__ = [
     "DuplicateToolError",
     "Effect",
+    "Scope",
     "ScopeKind",
     "Tool",
     "ToolArgumentsError",

@@ -11,19 +11,20 @@ from typing import Any
 import pydantic
 
 from hearth.tools.define import make_tool
-from hearth.tools.tool import Effect, ScopeKind, Tool, ToolDefinitionError
+from hearth.tools.tool import Effect, Scope, ScopeKind, Tool, ToolDefinitionError
 
 
 def tool(
     *,
     effect: Effect,
-    scope: str | None = None,
+    scope: Scope | None = None,
     scope_kind: ScopeKind | None = None,
     range_arg: str | None = None,
     preview: Callable[[Mapping[str, Any]], str] | None = None,
     undo: Callable[[Mapping[str, Any], Any], Any] | str | None = None,
     name: str | None = None,
     keywords: Iterable[str] = (),
+    source_label: Callable[[Mapping[str, Any]], str] | None = None,
 ) -> Callable[[Callable[..., Any]], Any]:
     """Decorator form of `make_tool`; on a connector's method it makes a `ToolMethod`.
 
@@ -31,7 +32,9 @@ def tool(
     """
 
     def decorate(function: Callable[..., Any]) -> Any:
-        options = ToolOptions(effect, scope, scope_kind, range_arg, preview, undo, name, keywords)
+        options = ToolOptions(
+            effect, scope, scope_kind, range_arg, preview, undo, name, keywords, source_label
+        )
         if _is_method(function):
             return ToolMethod(function, options)
         return options.build(function, name or str(getattr(function, "__name__", "")))
@@ -41,16 +44,17 @@ def tool(
 
 @dataclass(frozen=True)
 class ToolOptions:
-    """What `@tool` was told: the consent metadata, preview, undo, name and keywords."""
+    """What `@tool` was told: consent metadata, preview, undo, name, keywords, source label."""
 
     effect: Effect
-    scope: str | None
+    scope: Scope | None
     scope_kind: ScopeKind | None
     range_arg: str | None
     preview: Callable[[Mapping[str, Any]], str] | None
     undo: Callable[[Mapping[str, Any], Any], Any] | str | None
     name: str | None
     keywords: Iterable[str]
+    source_label: Callable[[Mapping[str, Any]], str] | None = None
 
     def build(self, function: Callable[..., Any], name: str, **changes: Any) -> Tool:
         if isinstance(changes.get("undo", self.undo), str):
@@ -65,6 +69,7 @@ class ToolOptions:
             "preview": self.preview,
             "undo": self.undo,
             "keywords": self.keywords,
+            "source_label": self.source_label,
             **changes,
         }
         return make_tool(function, name=name, **options)

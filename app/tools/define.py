@@ -17,6 +17,7 @@ import pydantic
 
 from hearth.tools.tool import (
     Effect,
+    Scope,
     ScopeKind,
     Tool,
     ToolDefinitionError,
@@ -38,20 +39,27 @@ def make_tool(
     function: Callable[..., Any],
     *,
     effect: Effect,
-    scope: str | None = None,
+    scope: Scope | None = None,
     scope_kind: ScopeKind | None = None,
     range_arg: str | None = None,
     preview: Callable[[Mapping[str, Any]], str] | None = None,
     undo: Callable[[Mapping[str, Any], Any], Any] | None = None,
     name: str | None = None,
     keywords: Iterable[str] = (),
+    source_label: Callable[[Mapping[str, Any]], str] | None = None,
 ) -> Tool:
-    """Build a `Tool` from a typed, documented function; raises `ToolDefinitionError`."""
+    """Build a `Tool` from a typed, documented function; raises `ToolDefinitionError`.
+
+    `scope` names the argument holding the resource a call touches, or a tuple naming every
+    such argument (all of one `scope_kind`); a rule allows a call only if it covers them all.
+    `source_label(arguments)` words what a call read, for cards naming untrusted content.
+    """
     tool_name = name or str(getattr(function, "__name__", ""))
     _check_name(tool_name)
     description, documented = parse_docstring(inspect.getdoc(function), tool_name)
     model = arguments_model(function, tool_name, documented)
     _check_documented(tool_name, list(model.model_fields), documented)
+    scope = _scope_names(tool_name, scope)
     _check_consent_metadata(tool_name, effect, scope, scope_kind, range_arg, model)
     try:
         parameters = plain_schema(model)
@@ -71,7 +79,22 @@ def make_tool(
         undo=undo,
         # A lone string is one keyword, not a sequence of letters.
         keywords=(keywords,) if isinstance(keywords, str) else tuple(keywords),
+        source_label=source_label,
     )
+
+
+def _scope_names(tool_name: str, scope: object) -> Scope | None:
+    """One argument name as given, or several as a tuple; anything else is a definition error."""
+    if scope is None or isinstance(scope, str):
+        return scope
+    names = tuple(scope) if isinstance(scope, list | tuple) else ()
+    if not names or not all(isinstance(name, str) for name in names):
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: scope must name an argument or a tuple of argument names"
+        )
+    if len(set(names)) != len(names):
+        raise ToolDefinitionError(f"tool {tool_name!r}: scope names an argument twice")
+    return names[0] if len(names) == 1 else names
 
 
 def parse_docstring(doc: str | None, tool_name: str) -> tuple[str, dict[str, str]]:
@@ -183,7 +206,7 @@ def _check_documented(tool_name: str, parameters: list[str], documented: Mapping
 def _check_consent_metadata(
     tool_name: str,
     effect: str,
-    scope: str | None,
+    scope: Scope | None,
     scope_kind: str | None,
     range_arg: str | None,
     model: type[pydantic.BaseModel],
@@ -195,7 +218,7 @@ def _check_consent_metadata(
 
 def _consent_metadata_problem(
     effect: str,
-    scope: str | None,
+    scope: Scope | None,
     scope_kind: str | None,
     range_arg: str | None,
     fields: Mapping[str, object],
@@ -206,7 +229,9 @@ def _consent_metadata_problem(
         return "scope and scope_kind go together: name the argument and how to match it"
     if scope_kind is not None and scope_kind not in get_args(ScopeKind):
         return f"scope_kind must be one of {', '.join(get_args(ScopeKind))}, not {scope_kind!r}"
-    for role, argument in (("scope", scope), ("range_arg", range_arg)):
+    scoped = (scope,) if isinstance(scope, str) else tuple(scope or ())
+    named = [("scope", argument) for argument in scoped] + [("range_arg", range_arg)]
+    for role, argument in named:
         if argument is not None and argument not in fields:
             return f"{role} {argument!r} is not an argument of the function"
     if range_arg is not None and scope_kind != "setting":

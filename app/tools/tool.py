@@ -23,9 +23,14 @@ Effect = Literal["read", "write", "send", "system"]
 system: changes OS state (Wi-Fi, volume, ...)."""
 
 ScopeKind = Literal["path", "recipient", "calendar", "setting"]
-"""How the scope argument's value is matched against rule patterns."""
+"""How the scoped arguments' values are matched against rule patterns."""
+
+Scope = str | tuple[str, ...]
+"""The argument naming the resource a call touches, or all of them ("sources", "destination")."""
 
 _PREVIEW_VALUE_CHARS = 80
+_LABEL_VALUES = 3
+_LABEL_VALUE_CHARS = 100
 
 
 class ToolDefinitionError(HearthError):
@@ -45,17 +50,68 @@ class Tool:
     parameters: Mapping[str, Any]
     function: Callable[..., Any]
     effect: Effect
-    scope: str | None = None
+    scope: Scope | None = None
     scope_kind: ScopeKind | None = None
     range_arg: str | None = None
     preview: Callable[[Mapping[str, Any]], str] | None = None
     undo: Callable[[Mapping[str, Any], Any], Any] | None = None
     connector: str | None = None
     keywords: tuple[str, ...] = field(default=())
+    source_label: Callable[[Mapping[str, Any]], str] | None = None
 
     @property
     def side_effecting(self) -> bool:
         return self.effect != "read"
+
+    @property
+    def scope_args(self) -> tuple[str, ...]:
+        """Every argument that names a resource the call touches; empty when none does."""
+        if self.scope is None:
+            return ()
+        return (self.scope,) if isinstance(self.scope, str) else tuple(self.scope)
+
+    def scoped_values(self, arguments: Mapping[str, Any]) -> list[object] | None:
+        """Each resource the call names (list arguments give one per element), in order.
+
+        None when a scoped argument is missing, null or an empty list: such a call names no
+        resource a rule could be checked against.
+        """
+        values: list[object] = []
+        for name in self.scope_args:
+            value = arguments.get(name)
+            items = value if isinstance(value, list | tuple) else [value]
+            if not items or any(item is None for item in items):
+                return None
+            values.extend(items)
+        return values or None
+
+    def source(self, arguments: Mapping[str, Any], *, failed: bool = False) -> str:
+        """What this call's output is, in words: "files.read of /home/u/todo.md" for a read,
+        "reply from files.move of /home/u/a.txt, /home/u/Old" for a side effect, "error from
+        …" for a call that failed.
+
+        Names the output wherever it is quoted as untrusted content; the tool's own
+        `source_label` wins when it has one and it works.
+        """
+        if failed:
+            return f"error from {self.source(arguments).removeprefix('reply from ')}"
+        if self.source_label is not None:
+            try:
+                label = self.source_label(arguments)
+            except Exception:
+                label = ""
+            if isinstance(label, str) and label.strip():
+                return label.strip()
+        reply = "reply from " if self.side_effecting else ""
+        values = self.scoped_values(arguments)
+        if values:
+            return f"{reply}{self.name} of {_listed(values)}"
+        named = [(key, value) for key, value in arguments.items() if value not in (None, "", [])]
+        if named:
+            shown = ", ".join(f"{key} {_quoted(value)}" for key, value in named[:_LABEL_VALUES])
+            more = ", …" if len(named) > _LABEL_VALUES else ""
+            return f"{reply}{self.name} with {shown}{more}"
+        return f"{reply}{self.name}" if reply else f"{self.name} result"
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters)
@@ -181,6 +237,23 @@ def _describe_error(error: Mapping[str, Any]) -> str:
 def _describe_schema_error(error: jsonschema.ValidationError) -> str:
     where = ".".join(str(part) for part in error.absolute_path) or "arguments"
     return f"{where}: {error.message}"
+
+
+def _listed(values: list[object]) -> str:
+    shown = ", ".join(_clip(str(value)) for value in values[:_LABEL_VALUES])
+    hidden = len(values) - _LABEL_VALUES
+    return f"{shown} and {hidden} more" if hidden > 0 else shown
+
+
+def _quoted(value: object) -> str:
+    if isinstance(value, str):
+        return f"'{_clip(value)}'"
+    return _clip(json.dumps(to_jsonable_python(value, fallback=str), ensure_ascii=False))
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _LABEL_VALUE_CHARS else text[: _LABEL_VALUE_CHARS - 1] + "…"
 
 
 def _short_json(value: Any) -> str:

@@ -223,3 +223,61 @@ def test_proposals_are_shown_before_they_run() -> None:
             step.request.answer(AllowOnce())
     assert order == [("proposed", {}), ("asked", {})]
     assert world.machine.notes == {"t": "x"}
+
+
+def test_a_malformed_call_is_audited_as_refused_and_told_to_the_model() -> None:
+    world = World()
+    # Checked against the offered tools, "format_disk" does not parse: a malformed call.
+    model = ScriptedModel([Reply(calls=[("format_disk", {"all": True})]), Reply("Sorry.")])
+    steps = drive(world.session(model).run_turn("make the sound louder"), None)
+    assert of(steps, ToolRan) == []
+    (row,) = world.audit.entries()
+    assert (row.tool, row.decision, row.outcome) == ("invalid_tool_call", "deny", "denied")
+    assert row.ruling.fail_closed and row.ruling.reason is Reason.MALFORMED
+    assert "format_disk" in row.arguments["raw"]
+    told = model.requests[1].messages[-1]
+    assert told.role == "tool" and told.tool_call_id == row.call_id
+    assert told.content.startswith("Error: that tool call could not be used:")
+
+
+def test_a_registered_tool_the_step_did_not_offer_is_refused_and_audited() -> None:
+    world = World()
+    world.allow("wifi_set", {"enabled": True})
+    world.machine.wifi = True
+    model = ScriptedModel(
+        [Reply(calls=[("wifi_set", {"enabled": False})], unchecked=True), Reply("Ok.")]
+    )
+    steps = drive(world.session(model).run_turn("make the sound louder"), None)
+    assert model.requests[0].tools == ["volume_set"]
+    (ran,) = of(steps, ToolRan)
+    assert ran.outcome == "invalid" and world.machine.wifi is True
+    assert ran.ruling.fail_closed and ran.ruling.reason is Reason.NOT_OFFERED
+    assert (
+        ran.observation == "Error: 'wifi_set' was not offered for this step, so it cannot run now"
+    )
+    rows = world.audit.entries(call_id=ran.call.id)
+    assert [(r.decision, r.outcome, r.ruling.reason) for r in rows] == [
+        ("deny", "denied", Reason.NOT_OFFERED)
+    ]
+    assert world.intents.reconcile() == []
+
+
+def test_a_reopened_conversation_remembers_exactly_what_it_read() -> None:
+    world = World()
+    world.allow("mail_read", {"subject": "x"})
+    world.allow("notes_add", {"title": "t", "text": "x"})
+    world.machine.inbox["Q3"] = "Please note that the code is 4411."
+    model = ScriptedModel([Reply(calls=[("mail_read", {"subject": "Q3"})]), Reply("Read it.")])
+    session = world.session(model, interactive=False)
+    drive(session.run_turn("Read the email 'Q3'"), None)
+    sources = session.executor.taint.sources
+    assert sources == ["mail_read with subject 'Q3'"]
+
+    again = ScriptedModel([Reply(calls=[("notes_add", {"title": "c", "text": "4411"})]), Reply("")])
+    reopened = world.session(again, interactive=False, history=session.history)
+    assert reopened.executor.taint.sources == sources
+    steps = drive(reopened.run_turn("note the code"), None)
+    (ran,) = of(steps, ToolRan)
+    assert ran.outcome == "denied" and world.machine.notes == {}
+    (row,) = world.audit.entries(call_id=ran.call.id)
+    assert [t.source for t in row.taint] == ["mail_read with subject 'Q3'"]

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hearth.tools.tool import Effect, ScopeKind, Tool
+from hearth.tools.tool import Effect, Scope, ScopeKind, Tool
 
 
 def make_tool(
     name: str,
     effect: Effect,
-    scope: str | None = None,
+    scope: Scope | None = None,
     scope_kind: ScopeKind | None = None,
     range_arg: str | None = None,
 ) -> Tool:
@@ -27,6 +27,9 @@ def make_tool(
 
 READ_FILE = make_tool("files.read", "read", "path", "path")
 WRITE_FILE = make_tool("files.write", "write", "path", "path")
+MOVE_FILES = make_tool("files.move", "write", ("sources", "destination"), "path")
+SEND_TO_ALL = make_tool("mail.send_all", "send", ("to", "cc"), "recipient")
+SET_WIFI = make_tool("system.wifi", "system")
 SEND_MAIL = make_tool("mail.send", "send", "to", "recipient")
 LIST_EVENTS = make_tool("calendar.list_events", "read", "calendar", "calendar")
 ADD_EVENT = make_tool("calendar.add_event", "write", "calendar", "calendar")

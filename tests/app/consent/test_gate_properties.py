@@ -191,7 +191,7 @@ def test_the_gate_never_allows_without_a_live_allow_rule(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(rules=rules_st, call=call_st, untrusted=st.lists(st.sampled_from(UNTRUSTED), max_size=3))
-def test_a_tainted_side_effect_never_runs_unasked(
+def test_no_side_effect_runs_unasked_after_untrusted_text(
     root: str,
     rules: list[dict[str, Any]],
     call: tuple[Tool, dict[str, Any], str],
@@ -209,11 +209,10 @@ def test_a_tainted_side_effect_never_runs_unasked(
     verdict = ConsentGate(book, clock=Clock()).evaluate(
         tool, tool.name, arguments, conversation_id=conv, taint=taint
     )
-    if tool.side_effecting and verdict.taint:
+    if tool.side_effecting and untrusted:
+        # The rule of two: every side effect asks once untrusted text was read, naming it.
         assert verdict.outcome == "ask"
         assert "file 'notes.txt'" in verdict.reason
-    if tool.effect == "send" and untrusted:
-        assert verdict.outcome == "ask"
 
 
 @settings(max_examples=100, deadline=None)

@@ -129,3 +129,45 @@ def test_describe_reads_as_a_sentence() -> None:
     rule = Rule.create("files.read", "allow", now=0, scope="/home/a/Docs", duration="hour")
     assert rule.describe() == "allow files.read on /home/a/Docs for 1 hour"
     assert Rule.create("mail.*", "deny", now=0).describe() == "deny mail.* always"
+
+
+def test_a_rule_for_after_untrusted_content_is_kept_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "rules.json"
+    book = RuleBook(JsonRuleFile(path))
+    flagged = book.add(Rule.create("system.wifi", "allow", now=0, after_untrusted=True))
+    plain = book.add(Rule.create("system.wifi", "allow", now=0))
+    reloaded = RuleBook(JsonRuleFile(path))
+    assert reloaded.get(flagged.id) == flagged and reloaded.get(plain.id) == plain
+    assert flagged.describe() == (
+        "allow system.wifi always, ⚠ even after reading untrusted content"
+    )
+    assert plain.describe() == "allow system.wifi always"
+
+
+def test_rules_stored_before_the_flag_existed_load_without_it(tmp_path: Path) -> None:
+    path = tmp_path / "rules.json"
+    row = Rule.create("mail.send", "allow", now=0).to_dict()
+    del row["after_untrusted"]
+    path.write_text(json.dumps({row["id"]: row}))
+    (loaded,) = RuleBook(JsonRuleFile(path)).all()
+    assert loaded.after_untrusted is False
+
+
+@pytest.mark.parametrize("decision", ["ask", "deny"])
+def test_only_an_allow_rule_can_apply_after_untrusted_content(decision: str) -> None:
+    with pytest.raises(ConsentError, match="after_untrusted"):
+        Rule.create("system.wifi", decision, now=0, after_untrusted=True)  # type: ignore[arg-type]
+    with pytest.raises(ConsentError, match="after_untrusted"):
+        Rule.from_dict({**Rule.create("x.y", "allow", now=0).to_dict(), "after_untrusted": "yes"})
+
+
+def test_an_edit_keeps_the_flag_only_on_an_allow_rule() -> None:
+    from hearth.consent.changes import RuleChange, replace_rule
+    from hearth.tools import ToolRegistry
+
+    book = RuleBook()
+    old = book.add(Rule.create("system.wifi", "allow", now=0))
+    flagged = replace_rule(book, ToolRegistry(), old, RuleChange("allow", None, "always", True))
+    assert flagged.after_untrusted
+    denied = replace_rule(book, ToolRegistry(), flagged, RuleChange("deny", None, "always", True))
+    assert not denied.after_untrusted and denied.decision == "deny"

@@ -14,7 +14,16 @@ from hearth.consent.scopes import (
     setting_matches,
 )
 from hearth.tools.tool import ScopeKind
-from tests.app.consent.kit import LIST_EVENTS, NOW, READ_FILE, SEND_MAIL, SET_SETTING, make_tool
+from tests.app.consent.kit import (
+    LIST_EVENTS,
+    MOVE_FILES,
+    NOW,
+    READ_FILE,
+    SEND_MAIL,
+    SEND_TO_ALL,
+    SET_SETTING,
+    make_tool,
+)
 
 
 @pytest.fixture
@@ -231,3 +240,38 @@ def test_suggestions_for_calendars_and_settings() -> None:
         "volume",
     ]
     assert scope_suggestions(SET_SETTING, {"name": "volume"}) == ["volume"]
+
+
+def test_a_rule_covers_a_call_only_if_it_covers_every_scoped_argument(home: Path) -> None:
+    docs, sub = str(home / "Docs"), str(home / "Docs" / "sub")
+    inside = {"sources": [f"{docs}/note.txt"], "destination": sub}
+    assert scope_matches(MOVE_FILES, docs, inside)
+    # Finding 3: the destination used to go unchecked, so this moved files out of Docs.
+    out = {"sources": [f"{docs}/note.txt"], "destination": str(home / "Docs2")}
+    assert not scope_matches(MOVE_FILES, docs, out)
+    escape = {"sources": [f"{docs}/note.txt"], "destination": f"{docs}/escape"}
+    assert not scope_matches(MOVE_FILES, docs, escape)
+    assert not scope_matches(MOVE_FILES, docs, {"sources": [f"{docs}/note.txt"]})
+    assert not scope_matches(MOVE_FILES, docs, {"sources": [], "destination": sub})
+    assert not scope_matches(
+        MOVE_FILES, docs, {"sources": [f"{docs}/note.txt"], "destination": None}
+    )
+
+
+def test_every_recipient_of_every_scoped_argument_must_be_covered() -> None:
+    both = {"to": "ann@example.com", "cc": ["Bob <bob@example.com>"]}
+    assert scope_matches(SEND_TO_ALL, "@example.com", both)
+    leak = {"to": "ann@example.com", "cc": ["Bob <bob@example.com>", "x@evil.com"]}
+    assert not scope_matches(SEND_TO_ALL, "@example.com", leak)
+    assert scope_suggestions(SEND_TO_ALL, both) == [
+        "ann@example.com, bob@example.com",
+        "@example.com",
+    ]
+
+
+def test_suggestions_cover_sources_and_destination_together(home: Path) -> None:
+    docs = home / "Docs"
+    call = {"sources": [str(docs / "note.txt")], "destination": str(docs / "sub")}
+    assert scope_suggestions(MOVE_FILES, call) == [str(docs), str(home)]
+    out = {"sources": [str(docs / "note.txt")], "destination": str(home / "Docs2")}
+    assert scope_suggestions(MOVE_FILES, out)[0] == str(home)

@@ -6,12 +6,13 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hearth.ruling import Decider, Reason, Ruling
-from hearth.store import AuditLog, Database, StoreError, Taint
+from hearth.store import AuditLog, Database, StoreError, Taint, open_database
 from hearth.store.audit import FIELDS, SUMMARY_LIMIT
 
 ASKED = Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once.")
@@ -168,3 +169,81 @@ def test_rows_from_before_typed_decisions_read_back_with_who_decided(db: Databas
         (True, Decider.USER, Reason.UNRECORDED),
     ]
     assert rulings[1].wording == "no answer"
+
+
+def test_partial_is_an_outcome(log: AuditLog) -> None:
+    propose(log, "a")
+    log.record_outcome("a", "partial", result_summary="moved 3 of 8")
+    assert [e.outcome for e in log.entries()] == ["proposed", "partial"]
+
+
+def test_the_partial_migration_keeps_every_row_index_and_trigger(tmp_path: Path) -> None:
+    from hearth.store.audit import MIGRATIONS
+
+    path = tmp_path / "hearth.db"
+    with open_database(path) as old:  # the schema as the previous Hearth left it
+        old.migrate("audit", MIGRATIONS[:2])
+        with old.transaction() as conn:
+            for n, outcome in enumerate(["proposed", "executed", "denied", "failed", "unknown"]):
+                conn.execute(
+                    "INSERT INTO audit (at, conversation_id, call_id, tool, arguments, taint,"
+                    " decision, decided_by, outcome, result_summary, duration_ms, ruling)"
+                    " VALUES (?, 7, ?, 't', '{\"n\": 1}', '[]', ?, 'user', ?, 'r', ?, ?)",
+                    (
+                        f"2026-01-0{n + 1}T00:00:00.000000+00:00",
+                        f"call_{n}",
+                        "deny" if outcome == "denied" else "allow",
+                        outcome,
+                        n,
+                        json.dumps(ASKED.to_dict()) if n % 2 else "",
+                    ),
+                )
+        before = [tuple(row) for row in old.query("SELECT * FROM audit ORDER BY id")]
+        schema = _schema(old, "audit")
+    with open_database(path) as db:
+        log = AuditLog(db)
+        assert db.schema_version("audit") == len(MIGRATIONS) == 3
+        assert [tuple(row) for row in db.query("SELECT * FROM audit ORDER BY id")] == before
+        assert _schema(db, "audit") == schema
+        assert [e.outcome for e in log.entries()][-1] == "unknown"
+        log.record_outcome("call_0", "partial", result_summary="moved 3 of 8")
+        assert log.entries()[-1].id == len(before) + 1
+        conn = db.connection()
+        for sql in ("UPDATE audit SET outcome = 'executed'", "DELETE FROM audit"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                conn.execute(sql)
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            conn.execute(
+                "INSERT INTO audit (at, call_id, tool, arguments, taint, decision, decided_by,"
+                " outcome, result_summary) VALUES ('x', 'c', 't', '{}', '[]', 'allow', 'u',"
+                " 'done', '')"
+            )
+        assert db.integrity_check() == ["ok"]
+        plan = db.query("EXPLAIN QUERY PLAN SELECT * FROM audit WHERE call_id = 'call_0'")
+        assert "audit_by_call" in str([tuple(row) for row in plan])
+
+
+def test_mark_interrupted_gives_each_open_call_an_unknown_row(log: AuditLog) -> None:
+    propose(log, "open")
+    propose(log, "finished")
+    log.record_outcome("finished", "executed")
+    propose(log, "refused", ruling=REFUSED, outcome="denied")
+    propose(log, "undo:finished", tool="files.move")
+    assert log.mark_interrupted({"open": "moved 2 of 9"}) == ["open", "undo:finished"]
+    assert [(e.call_id, e.outcome) for e in log.entries() if e.outcome == "unknown"] == [
+        ("open", "unknown"),
+        ("undo:finished", "unknown"),
+    ]
+    assert log.entries(call_id="open")[-1].result_summary == "moved 2 of 9"
+    assert "stopped before this call finished" in log.entries()[-1].result_summary
+    assert log.mark_interrupted() == []
+
+
+def _schema(db: Database, table: str) -> list[tuple[str, str]]:
+    """The table's indexes and triggers, by name and SQL."""
+    rows = db.query(
+        "SELECT name, sql FROM sqlite_schema WHERE tbl_name = ? AND type IN ('index', 'trigger')"
+        " ORDER BY name",
+        (table,),
+    )
+    return [(row["name"], row["sql"]) for row in rows]

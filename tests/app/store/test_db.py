@@ -17,6 +17,7 @@ from hearth.store import (
     IntentLog,
     RuleTable,
     StoreError,
+    UndoLog,
     open_database,
 )
 
@@ -75,6 +76,7 @@ def test_every_store_reopens_an_existing_database_with_its_data(tmp_path: Path) 
         conversation = ConversationStore(db).create("kept")
         ConversationStore(db).append(conversation, Message.user("hello"))
         RuleTable(db).save_rule("r1", {"tool": "read_file"})
+        UndoLog(db)
         IntentLog(db).intend("call_1", "send_mail", {"to": "a@example.org"})
         AuditLog(db).append(
             call_id="call_1",
@@ -88,7 +90,7 @@ def test_every_store_reopens_an_existing_database_with_its_data(tmp_path: Path) 
         assert RuleTable(db).load_rules() == [{"tool": "read_file"}]
         assert [i.state for i in IntentLog(db).reconcile()] == ["unknown"]
         assert len(AuditLog(db).entries()) == 1
-        versions = {"conversations": 1, "audit": 2, "intents": 1, "rules": 1}
+        versions = {"conversations": 1, "audit": 3, "intents": 2, "rules": 1, "undo": 2}
         assert {name: db.schema_version(name) for name in versions} == versions
 
 

@@ -68,3 +68,50 @@ def test_an_intent_left_by_an_exited_process_reconciles_to_unknown(tmp_path: Pat
     with open_database(path) as db:
         (intent,) = IntentLog(db).reconcile()
     assert (intent.id, intent.state) == (int(done.stdout), "unknown")
+
+
+def test_a_batch_that_stopped_half_way_is_partial(intents: IntentLog) -> None:
+    intent = intents.intend("call_1", "files.move", {"sources": ["a", "b"]})
+    intents.partial(intent, "moved a; b failed")
+    assert (intents.get(intent).state, intents.get(intent).detail) == (
+        "partial",
+        "moved a; b failed",
+    )
+    assert intents.reconcile() == []
+    with pytest.raises(StoreError, match="is partial; it cannot become executed"):
+        intents.executed(intent)
+
+
+def test_the_partial_migration_keeps_every_intent(tmp_path: Path) -> None:
+    from hearth.store.intents import MIGRATIONS
+
+    path = tmp_path / "hearth.db"
+    with open_database(path) as old:  # the schema as the previous Hearth left it
+        old.migrate("intents", MIGRATIONS[:1])
+        with old.transaction() as conn:
+            for n, state in enumerate(["intended", "executed", "failed", "unknown"]):
+                conn.execute(
+                    "INSERT INTO intents (call_id, tool, arguments, state, created_at, updated_at,"
+                    " detail) VALUES (?, 'send_mail', '{\"to\": \"a@b\"}', ?, ?, ?, ?)",
+                    (
+                        f"call_{n}",
+                        state,
+                        f"2026-01-0{n + 1}T00:00:00+00:00",
+                        f"2026-02-0{n + 1}T00:00:00+00:00",
+                        f"detail {n}",
+                    ),
+                )
+        before = [tuple(row) for row in old.query("SELECT * FROM intents ORDER BY id")]
+    with open_database(path) as db:
+        intents = IntentLog(db)
+        assert db.schema_version("intents") == len(MIGRATIONS) == 2
+        assert [tuple(row) for row in db.query("SELECT * FROM intents ORDER BY id")] == before
+        index = db.query(
+            "SELECT name FROM sqlite_schema WHERE tbl_name = 'intents' AND type = 'index'"
+        )
+        assert [row["name"] for row in index] == ["intents_by_state"]
+        added = intents.intend("call_9", "files.move", {})
+        assert added == len(before) + 1
+        intents.partial(added)
+        assert [i.call_id for i in intents.reconcile()] == ["call_0", "call_3"]
+        assert db.integrity_check() == ["ok"]

@@ -254,3 +254,74 @@ def test_range_arg_needs_a_setting_scope() -> None:
 
     with pytest.raises(ToolDefinitionError, match="range_arg only applies"):
         make_tool(find, effect="read", scope="query", scope_kind="path", range_arg="limit")
+
+
+def move(sources: list[str], destination: str, overwrite: bool = False) -> str:
+    """Move files into a folder.
+
+    Args:
+        sources: Full paths of the files.
+        destination: Full path of the folder.
+        overwrite: Replace what is there.
+    """
+    return "moved"
+
+
+def test_a_tool_may_name_every_argument_that_holds_a_resource() -> None:
+    moving = make_tool(move, effect="write", scope=("sources", "destination"), scope_kind="path")
+    assert moving.scope == ("sources", "destination")
+    assert moving.scope_args == ("sources", "destination")
+    call = {"sources": ["/a/x", "/a/y"], "destination": "/b", "overwrite": False}
+    assert moving.scoped_values(call) == ["/a/x", "/a/y", "/b"]
+    assert moving.scoped_values({"sources": ["/a/x"]}) is None
+    assert moving.scoped_values({"sources": [], "destination": "/b"}) is None
+    single = make_tool(move, effect="write", scope=["destination"], scope_kind="path")
+    assert single.scope == "destination" and single.scope_args == ("destination",)
+
+
+@pytest.mark.parametrize(
+    ("scope", "message"),
+    [
+        (("sources", "target"), "scope 'target' is not an argument"),
+        (("sources", "sources"), "names an argument twice"),
+        ((), "scope must name an argument"),
+        (("sources", 3), "scope must name an argument"),
+    ],
+)
+def test_every_scoped_argument_must_exist(scope: Any, message: str) -> None:
+    with pytest.raises(ToolDefinitionError, match=message):
+        make_tool(move, effect="write", scope=scope, scope_kind="path")
+
+
+def test_a_call_names_what_it_read_by_its_resources_or_arguments() -> None:
+    moving = make_tool(move, effect="write", scope=("sources", "destination"), scope_kind="path")
+    call = {"sources": ["/a/1", "/a/2", "/a/3", "/a/4"], "destination": "/b"}
+    assert moving.source(call) == "reply from move of /a/1, /a/2, /a/3 and 2 more"
+    unscoped = make_tool(move, effect="read")
+    assert unscoped.source({"sources": ["/a/1"], "destination": "/b", "overwrite": None}) == (
+        """move with sources ["/a/1"], destination '/b'"""
+    )
+    assert unscoped.source({}) == "move result"
+    assert make_tool(move, effect="write").source({}) == "reply from move"
+    assert moving.source({"sources": ["/a/1"], "destination": "/b"}, failed=True) == (
+        "error from move of /a/1, /b"
+    )
+
+
+def test_a_tool_may_word_what_a_call_read_itself() -> None:
+    @tool(effect="read", source_label=lambda args: f"email '{args['subject']}' from billing@…")
+    def mail_read(subject: str) -> str:
+        """Read an email.
+
+        Args:
+            subject: Its subject.
+        """
+        return ""
+
+    assert mail_read.source({"subject": "Invoice #4411"}) == "email 'Invoice #4411' from billing@…"
+
+    def broken(arguments: Any) -> str:
+        raise KeyError("subject")
+
+    fallback = make_tool(mail_read.function, effect="read", source_label=broken)
+    assert fallback.source({"subject": "Hi"}) == "mail_read with subject 'Hi'"

@@ -1,0 +1,119 @@
+"""Asking the user about a call the gate would not decide alone, and turning the answer into a
+`Ruling`. Only calls the gate says "ask" about come here."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
+
+from hearth.agent.steps import (
+    AllowFor,
+    AllowOnce,
+    Answer,
+    ConsentAsked,
+    ConsentRequest,
+    Deny,
+    EditArguments,
+    Step,
+)
+from hearth.consent import ConsentGate, Verdict
+from hearth.messages import CancelToken, ToolCall
+from hearth.ruling import Decider, Reason, Ruling
+from hearth.tools import Tool, ToolArgumentsError
+
+HEADLESS = "no one is here to approve it (headless run); allow it explicitly with --allow"
+HEADLESS_UNTRUSTED = (
+    "no one is here to approve it (headless run), and this conversation has read untrusted "
+    "content, so only a rule made 'even after reading untrusted content' could allow it"
+)
+_UNTRUSTED = (Reason.TAINTED_ARGUMENT, Reason.UNTRUSTED_CONTEXT)
+NO_ANSWER = "no answer came in time"
+
+
+@dataclass(frozen=True)
+class Decided:
+    """The ruling, and the arguments to run with when it allows the call."""
+
+    ruling: Ruling
+    arguments: dict[str, Any] | None = None
+
+
+class Asker:
+    """Asks the user through `ConsentAsked` steps when the gate cannot decide alone."""
+
+    def __init__(self, gate: ConsentGate, *, interactive: bool, timeout: float) -> None:
+        self.gate = gate
+        self.interactive = interactive
+        self.timeout = timeout
+
+    def ask(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        arguments: dict[str, Any],
+        verdict: Verdict,
+        conversation_id: str | None,
+        cancel: CancelToken,
+    ) -> Generator[Step, None, Decided]:
+        """Show the question, wait for the answer; no answer in time, or nobody there, denies."""
+        if not self.interactive:
+            wording = HEADLESS_UNTRUSTED if verdict.cause in _UNTRUSTED else HEADLESS
+            return Decided(fail_closed(Reason.HEADLESS, wording))
+        request = ConsentRequest.build(call, tool, arguments, verdict)
+        yield ConsentAsked(request)
+        answer = self._wait(request, cancel)
+        return self._apply(answer, tool, arguments, conversation_id)
+
+    def _wait(self, request: ConsentRequest, cancel: CancelToken) -> Answer | None:
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline and not cancel.cancelled:
+            answer = request.wait(min(0.25, max(0.0, deadline - time.monotonic())))
+            if answer is not None:
+                return answer
+        return None
+
+    def _apply(
+        self,
+        answer: Answer | None,
+        tool: Tool,
+        arguments: dict[str, Any],
+        conversation_id: str | None,
+    ) -> Decided:
+        if answer is None:
+            return Decided(fail_closed(Reason.NO_ANSWER, NO_ANSWER))
+        if isinstance(answer, Deny):
+            return Decided(_by_user(False, Reason.DENIED, answer.reason))
+        if isinstance(answer, EditArguments):
+            try:
+                edited = plain(tool.validate(answer.arguments))
+            except ToolArgumentsError as error:
+                wording = f"the edited arguments are invalid: {error}"
+                return Decided(_by_user(False, Reason.EDIT_INVALID, wording))
+            return Decided(_by_user(True, Reason.EDITED, answer.describe()), edited)
+        if isinstance(answer, AllowFor):
+            rule = self.gate.grant(
+                tool, arguments, answer.duration, conversation_id, scope=answer.scope
+            )
+            ruling = Ruling(
+                True, Decider.USER, Reason.ALLOWED_FOR, answer.describe(), rule.id, rule.describe()
+            )
+            return Decided(ruling, arguments)
+        assert isinstance(answer, AllowOnce)
+        return Decided(_by_user(True, Reason.ALLOWED_ONCE, answer.describe()), arguments)
+
+
+def plain(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Validated arguments as JSON values (paths as strings): what the gate and the log see."""
+    converted: dict[str, Any] = json.loads(json.dumps(arguments, default=str))
+    return converted
+
+
+def _by_user(allowed: bool, reason: Reason, wording: str) -> Ruling:
+    return Ruling(allowed, Decider.USER, reason, wording)
+
+
+def fail_closed(reason: Reason, wording: str) -> Ruling:
+    return Ruling(False, Decider.FAIL_CLOSED, reason, wording)

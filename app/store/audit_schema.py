@@ -1,0 +1,69 @@
+"""The audit table's schema, step by step: append-only, enforced by triggers."""
+
+from __future__ import annotations
+
+_APPEND_ONLY = "SELECT RAISE(ABORT, 'the audit log is append-only')"
+
+_INDEXES_AND_TRIGGERS = [
+    "CREATE INDEX audit_by_call ON audit (call_id)",
+    "CREATE INDEX audit_by_conversation ON audit (conversation_id)",
+    f"CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN {_APPEND_ONLY}; END",
+    f"CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN {_APPEND_ONLY}; END",
+]
+_COLUMNS = (
+    "id, at, conversation_id, call_id, tool, arguments, taint, decision, decided_by, outcome,"
+    " result_summary, duration_ms, ruling"
+)
+
+# conversation_id is deliberately not a foreign key: deleting a conversation must not
+# (and, with these triggers, could not) delete its audit history.
+MIGRATIONS = [
+    [
+        "CREATE TABLE audit ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " at TEXT NOT NULL,"
+        " conversation_id INTEGER,"
+        " call_id TEXT NOT NULL,"
+        " tool TEXT NOT NULL,"
+        " arguments TEXT NOT NULL,"
+        " taint TEXT NOT NULL,"
+        " decision TEXT NOT NULL CHECK (decision IN ('allow', 'ask', 'deny')),"
+        " decided_by TEXT NOT NULL,"
+        " outcome TEXT NOT NULL"
+        "   CHECK (outcome IN ('proposed', 'denied', 'executed', 'failed', 'unknown')),"
+        " result_summary TEXT NOT NULL,"
+        " duration_ms INTEGER)",
+        *_INDEXES_AND_TRIGGERS,
+    ],
+    [
+        # The typed decision (hearth.ruling.Ruling) as JSON; rows from before it say so.
+        "ALTER TABLE audit ADD COLUMN ruling TEXT NOT NULL DEFAULT ''",
+    ],
+    [
+        # Outcome `partial` is new. SQLite cannot alter a CHECK, so the table is rebuilt with
+        # every row (ids kept, AUTOINCREMENT's high-water mark too), then its indexes and
+        # append-only triggers are made again. DROP TABLE fires no DELETE trigger.
+        "CREATE TABLE audit_rebuilt ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " at TEXT NOT NULL,"
+        " conversation_id INTEGER,"
+        " call_id TEXT NOT NULL,"
+        " tool TEXT NOT NULL,"
+        " arguments TEXT NOT NULL,"
+        " taint TEXT NOT NULL,"
+        " decision TEXT NOT NULL CHECK (decision IN ('allow', 'ask', 'deny')),"
+        " decided_by TEXT NOT NULL,"
+        " outcome TEXT NOT NULL CHECK (outcome IN"
+        "   ('proposed', 'denied', 'executed', 'failed', 'partial', 'unknown')),"
+        " result_summary TEXT NOT NULL,"
+        " duration_ms INTEGER,"
+        " ruling TEXT NOT NULL DEFAULT '')",
+        f"INSERT INTO audit_rebuilt ({_COLUMNS}) SELECT {_COLUMNS} FROM audit ORDER BY id",
+        "UPDATE sqlite_sequence SET seq = max(seq,"
+        " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0))"
+        " WHERE name = 'audit_rebuilt'",
+        "DROP TABLE audit",
+        "ALTER TABLE audit_rebuilt RENAME TO audit",
+        *_INDEXES_AND_TRIGGERS,
+    ],
+]
