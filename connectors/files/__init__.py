@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hearth.connectors.files.connector import FilesConnector
+    from hearth.connectors.files.errors import FilesError, PathRefused
     from hearth.connectors.files.library import FileLibrary
-    from hearth.connectors.files.roots import FilesError, PathRefused
 
 _EXPORTS = {
     "FilesConnector": "connector",
     "FileLibrary": "library",
-    "FilesError": "roots",
-    "PathRefused": "roots",
+    "FilesError": "errors",
+    "PathRefused": "errors",
 }
 
 __all__ = ["FileLibrary", "FilesConnector", "FilesError", "PathRefused"]

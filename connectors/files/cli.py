@@ -1,7 +1,8 @@
 """`hearth files`: grant and revoke folders, index them, search, from the terminal.
 
 The commands are plain definitions; `files_commands(library)` puts them in a group whose
-context carries the library, which each command receives with `@click.pass_obj`.
+context carries the library, which each command receives with `@click.pass_obj`. Paths, names
+and snippets are printed with `names.shown`, so none can drive the terminal or read reversed.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from pathlib import Path
 
 import click
 
+from hearth.connectors.files.fsops import Grant
 from hearth.connectors.files.index import Query
 from hearth.connectors.files.library import FileLibrary
+from hearth.connectors.files.names import shown
 
 
 def files_commands(library: FileLibrary) -> click.Group:
@@ -31,9 +34,11 @@ def files_commands(library: FileLibrary) -> click.Group:
 def grant(library: FileLibrary, folder: Path, no_index: bool) -> None:
     """Let Hearth see FOLDER and everything in it, then index it."""
     root = library.grant(folder.absolute())
-    click.echo(f"Granted {root}")
+    click.echo(f"Granted {shown(str(root))}")
     if not no_index:
-        _index(library, root)
+        for pinned in library.current():
+            if pinned.path == root:
+                _index(library, pinned)
 
 
 @click.command("revoke")
@@ -42,7 +47,7 @@ def grant(library: FileLibrary, folder: Path, no_index: bool) -> None:
 def revoke(library: FileLibrary, folder: Path) -> None:
     """Stop Hearth seeing FOLDER; its entries leave the index."""
     library.revoke(folder.absolute())
-    click.echo(f"Revoked {folder}")
+    click.echo(f"Revoked {shown(str(folder))}")
 
 
 @click.command("list")
@@ -53,18 +58,19 @@ def list_folders(library: FileLibrary) -> None:
     if not roots:
         click.echo("No folders granted yet. Grant one with:  hearth files grant ~/Documents")
     for root in roots:
-        click.echo(f"{root}  ({library.indexed_count(root)} indexed)")
+        click.echo(f"{shown(str(root))}  ({library.indexed_count(root)} indexed)")
 
 
 @click.command("index")
 @click.pass_obj
 def index(library: FileLibrary) -> None:
     """Bring the index up to date with every granted folder now."""
-    for root in library.roots():
-        _index(library, root)
+    for grant in library.current():
+        _index(library, grant)
     skipped = library.index.skipped(limit=20)
     for entry in skipped:
-        click.secho(f"text not indexed: {entry.path}: {entry.skipped}", dim=True, err=True)
+        where, why = shown(str(entry.path)), shown(entry.skipped or "")
+        click.secho(f"text not indexed: {where}: {why}", dim=True, err=True)
 
 
 @click.command("search")
@@ -78,19 +84,20 @@ def search(library: FileLibrary, words: tuple[str, ...], kind: str | None, limit
     if not hits:
         click.echo("No matches.")
     for hit in hits:
-        click.echo(str(hit.path))
+        click.echo(shown(str(hit.path)))
         if hit.snippet:
-            click.secho(f"    {hit.snippet}", dim=True)
+            click.secho(f"    {shown(hit.snippet)}", dim=True)
 
 
-def _index(library: FileLibrary, root: Path) -> None:
-    with click.progressbar(length=1, label=f"Indexing {root}", file=None) as bar:
+def _index(library: FileLibrary, grant: Grant) -> None:
+    label = f"Indexing {shown(str(grant.path))}"
+    with click.progressbar(length=1, label=label, file=None) as bar:
 
         def progress(done: int, total: int) -> None:
             bar.length = max(total, 1)
             bar.update(done - bar.pos)
 
-        result = library.scanner.scan(root, progress)
+        result = library.scanner.scan(grant, progress)
     click.echo(
         f"{result.seen} entries, {result.indexed} read, {result.removed} removed, "
         f"{result.skipped} without text"

@@ -14,13 +14,15 @@ import click
 
 from hearth import Connector, FolderAccess, IndexStatus
 from hearth.connectors.files.cli import files_commands
-from hearth.connectors.files.library import NAME, FileLibrary
+from hearth.connectors.files.creating import CreatingTools
+from hearth.connectors.files.grants import NAME
+from hearth.connectors.files.library import FileLibrary
 from hearth.connectors.files.reading import ReadingTools
 from hearth.connectors.files.settings import FilesSettings
 from hearth.connectors.files.writing import WritingTools
 
 
-class FilesConnector(ReadingTools, WritingTools, Connector, FolderAccess):
+class FilesConnector(ReadingTools, WritingTools, CreatingTools, Connector, FolderAccess):
     """Search, read and organise files in the folders the user granted, and nowhere else."""
 
     name = NAME

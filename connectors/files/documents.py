@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
+import sys
+import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -79,22 +82,21 @@ def _collect(texts: Iterable[str], separator: str, max_chars: int) -> str:
     return separator.join(parts)[:max_chars]
 
 
-def docx_refusal(path: Path, max_expanded: int) -> str | None:
-    """Why a .docx must not reach the parser, judged from its zip directory alone, or None.
+def docx_refusal(file: BinaryIO, max_expanded: int) -> str | None:
+    """Why a .docx (open in `file`) must not reach the parser, judged from its zip directory.
 
     Refuses a file that is not a zip, whose member list is huge, whose members would expand past
     `max_expanded` bytes in all, or of which one large member would expand over 200-fold.
     """
-    with path.open("rb") as file:
-        directory = _zip_directory_bytes(file)
-        if directory is None:
-            return "not a Word document (not a zip archive)"
-        if directory > _ZIP_DIRECTORY_BYTES:
-            return f"zip bomb: its member list alone is {human_size(directory)}"
-        try:
-            members = zipfile.ZipFile(file).infolist()
-        except (zipfile.BadZipFile, ValueError, EOFError, OSError) as error:
-            return f"malformed DOCX: {error}"
+    directory = _zip_directory_bytes(file)
+    if directory is None:
+        return "not a Word document (not a zip archive)"
+    if directory > _ZIP_DIRECTORY_BYTES:
+        return f"zip bomb: its member list alone is {human_size(directory)}"
+    try:
+        members = zipfile.ZipFile(file).infolist()
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as error:
+        return f"malformed DOCX: {error}"
     expanded = sum(member.file_size for member in members)
     if expanded > max_expanded:
         return f"zip bomb: members would expand to {human_size(expanded)}"
@@ -121,6 +123,25 @@ def _zip_directory_bytes(file: BinaryIO) -> int | None:
         return 1 << 62
     directory_bytes: int = _ZIP_END.unpack_from(tail, at)[5]
     return directory_bytes
+
+
+@contextlib.contextmanager
+def parseable(file: BinaryIO, max_bytes: int) -> Iterator[Path]:
+    """A path a parser process can open that reads exactly the file `file` has open.
+
+    On Linux, the descriptor's entry under /proc, which leads to the open file itself and never
+    again through its path. Elsewhere, a private copy of its first `max_bytes`.
+    """
+    entry = Path(f"/proc/{os.getpid()}/fd/{file.fileno()}")
+    if sys.platform.startswith("linux") and entry.exists():
+        yield entry
+        return
+    with tempfile.TemporaryDirectory(prefix="hearth-parse-") as folder:
+        copy = Path(folder) / "document"
+        file.seek(0)
+        with copy.open("wb") as out:
+            out.write(file.read(max_bytes))
+        yield copy
 
 
 def human_size(size: int) -> str:

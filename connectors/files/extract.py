@@ -18,7 +18,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from hearth.connectors.files.documents import docx_refusal, human_size, parse_docx, parse_pdf
+from hearth.connectors.files.documents import (
+    docx_refusal,
+    human_size,
+    parse_docx,
+    parse_pdf,
+    parseable,
+)
 from hearth.connectors.files.sandbox import (
     ParseFailed,
     Parser,
@@ -95,15 +101,19 @@ class TextExtractor:
         self.limits = limits
         self._sandbox = ParserSandbox(workers, limits.parse_memory_mb)
 
-    def extract(self, path: Path) -> Extracted:
+    def extract(self, path: Path, opened: int | None = None) -> Extracted:
         """The text of `path`, or why it was skipped; never raises for a bad or unreadable file.
+
+        With `opened` (a descriptor of `path`, which the caller keeps and closes) the text is
+        read from that descriptor and `path` is never opened again, so nothing swapped in at
+        `path` meanwhile is read.
 
         Raises:
             SandboxClosed: `close()` was called before or during a PDF or Word parse.
         """
         kind = kind_of(path)
         try:
-            return self._extract(kind, path)
+            return self._extract(kind, path, opened)
         except OSError as error:
             return _skip(kind, path, f"could not read: {error.strerror or error}")
 
@@ -122,22 +132,24 @@ class TextExtractor:
     ) -> None:
         self.close()
 
-    def _extract(self, kind: str, path: Path) -> Extracted:
+    def _extract(self, kind: str, path: Path, opened: int | None) -> Extracted:
         if kind == "other":
             return Extracted(kind, "")  # nothing to extract is not a failure
-        with _open_regular(path) as file:
+        with _open_regular(path, opened) as file:
             if file is None:
                 return _skip(kind, path, "not a regular file")
             if kind in ("txt", "md"):
                 return self._read_text(kind, path, file)
             size = os.fstat(file.fileno()).st_size
-        if size > self.limits.parse_bytes:
-            return _skip(kind, path, f"too large to parse ({human_size(size)})")
-        if kind == "docx":
-            refusal = docx_refusal(path, self.limits.zip_members_bytes)
-            if refusal is not None:
-                return _skip(kind, path, refusal, logging.WARNING)
-        return self._parse(kind, path, parse_pdf if kind == "pdf" else parse_docx)
+            if size > self.limits.parse_bytes:
+                return _skip(kind, path, f"too large to parse ({human_size(size)})")
+            if kind == "docx":
+                file.seek(0)
+                refusal = docx_refusal(file, self.limits.zip_members_bytes)
+                if refusal is not None:
+                    return _skip(kind, path, refusal, logging.WARNING)
+            with parseable(file, self.limits.parse_bytes) as source:
+                return self._parse(kind, path, source, parse_pdf if kind == "pdf" else parse_docx)
 
     def _read_text(self, kind: str, path: Path, file: BinaryIO) -> Extracted:
         limit = self.limits.read_bytes
@@ -148,10 +160,10 @@ class TextExtractor:
             return _skip(kind, path, "binary content")
         return self._kept(kind, text, truncated=not complete)
 
-    def _parse(self, kind: str, path: Path, parse: Parser) -> Extracted:
+    def _parse(self, kind: str, path: Path, source: Path, parse: Parser) -> Extracted:
         limits = self.limits
         try:
-            text = self._sandbox.run(parse, path, limits.text_chars + 1, limits.parse_seconds)
+            text = self._sandbox.run(parse, source, limits.text_chars + 1, limits.parse_seconds)
         except ParseFailed as error:
             return _skip(kind, path, f"malformed {_LABELS[kind]}: {error}", logging.WARNING)
         except SandboxError as error:
@@ -203,9 +215,16 @@ def _looks_binary(head: bytes) -> bool:
 
 
 @contextlib.contextmanager
-def _open_regular(path: Path) -> Iterator[BinaryIO | None]:
-    """`path` open for reading, or None unless it is a regular file; opening a FIFO never blocks."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+def _open_regular(path: Path, opened: int | None) -> Iterator[BinaryIO | None]:
+    """`path` open for reading, or None unless it is a regular file; opening a FIFO never blocks.
+
+    Given `opened`, reads a duplicate of it and leaves `opened` to its owner.
+    """
+    if opened is None:
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(path, flags)
+    else:
+        fd = os.dup(opened)
     if stat.S_ISREG(os.fstat(fd).st_mode):
         with os.fdopen(fd, "rb") as file:
             yield file

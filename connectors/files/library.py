@@ -17,15 +17,15 @@ from typing import Literal
 
 from hearth import HearthError, IndexStatus, SettingsStore, data_dir
 from hearth.connectors.files.extract import Limits, TextExtractor
+from hearth.connectors.files.fsops import Grant
+from hearth.connectors.files.grants import Grants
 from hearth.connectors.files.index import FileIndex
-from hearth.connectors.files.roots import PathRefused, real_root
 from hearth.connectors.files.scanner import Scanner
 from hearth.connectors.files.settings import FilesSettings
 from hearth.connectors.files.watch import FolderWatcher
 
 log = logging.getLogger(__name__)
 
-NAME = "files"
 INDEX_FILE = "files-index.sqlite3"
 Job = tuple[str, object]
 Resting = Literal["idle", "watching", "polling"]
@@ -42,6 +42,7 @@ class FileLibrary:
         poll_seconds: float = 5.0,
     ) -> None:
         self.store = store or SettingsStore()
+        self.granted = Grants(self.store, self._warn)
         self.index = FileIndex(index_path or data_dir() / INDEX_FILE)
         self.extractor = TextExtractor(limits or Limits())
         self.scanner = Scanner(self.index, self.extractor)
@@ -56,25 +57,26 @@ class FileLibrary:
         self._stopping = threading.Event()
 
     def settings(self) -> FilesSettings:
-        if not self.store.is_saved(NAME):
-            return FilesSettings()
-        return self.store.load(NAME, FilesSettings)
+        return self.granted.settings()
+
+    def grants(self) -> list[Grant]:
+        """Every granted folder with its pin; a path below one is walked from the pinned folder."""
+        return self.granted.pinned()
+
+    def current(self) -> list[Grant]:
+        """The grants whose path still leads to the folder the user granted."""
+        return self.granted.current()
 
     def roots(self) -> list[Path]:
-        """The granted folders that exist now, as real paths."""
-        found = (real_root(Path(folder)) for folder in self.settings().folders)
-        return [root for root in found if root.is_dir()]
+        """The granted folders that exist now and are still the folders granted, as real paths."""
+        return [grant.path for grant in self.current()]
 
     def grant(self, folder: Path) -> Path:
         """Let Hearth see `folder` (and everything below it); returns its real path."""
-        root = _grantable(folder)
-        settings = self.settings()
-        current = [real_root(Path(f)) for f in settings.folders]
-        if any(root.is_relative_to(existing) for existing in current):
-            return next(existing for existing in current if root.is_relative_to(existing))
-        kept = [str(f) for f in current if not f.is_relative_to(root)]
-        self.store.save(NAME, replace_folders(settings, [*kept, str(root)]))
+        root = self.granted.add(folder)
         if self.started:
+            assert self._watcher is not None
+            self._watcher.unwatch(root)  # granted again: watch the folder it names now
             self._watch(root)
             self._submit(("scan", root))
         return root
@@ -85,12 +87,7 @@ class FileLibrary:
 
     def revoke(self, folder: Path) -> None:
         """Stop seeing `folder`; its entries leave the index."""
-        root = real_root(folder)
-        settings = self.settings()
-        kept = [f for f in settings.folders if real_root(Path(f)) != root]
-        if len(kept) == len(settings.folders):
-            raise PathRefused(f"{folder} is not a granted folder")
-        self.store.save(NAME, replace_folders(settings, kept))
+        root = self.granted.remove(folder)
         if self._watcher is not None:
             self._watcher.unwatch(root)
         if self.started:
@@ -195,19 +192,23 @@ class FileLibrary:
             self._busy.notify_all()
 
     def _run(self, kind: str, payload: object) -> None:
-        if kind == "scan" and isinstance(payload, Path) and payload in self.roots():
-            self._scan(payload)
+        if kind == "scan" and isinstance(payload, Path):
+            for grant in self.current():
+                if grant.path == payload:
+                    self._scan(grant)
         elif kind == "update" and isinstance(payload, frozenset):
-            self.scanner.update(payload, self.roots())
+            self.scanner.update(payload, self.current())
         elif kind == "forget" and isinstance(payload, Path):
             self._forget(payload)
 
-    def _scan(self, root: Path) -> None:
+    def _scan(self, grant: Grant) -> None:
+        root = grant.path
+
         def progress(done: int, total: int) -> None:
             self._set(replace(self._status, state="scanning", root=root, done=done, total=total))
 
         self._set(replace(self._status, state="scanning", root=root, done=0, total=0))
-        result = self.scanner.scan(root, progress, self._stopping)
+        result = self.scanner.scan(grant, progress, self._stopping)
         self._set(replace(self._status, skipped=self._status.skipped + result.skipped))
 
     def _forget(self, root: Path) -> None:
@@ -240,18 +241,3 @@ class FileLibrary:
         for listener in list(self._listeners):
             with contextlib.suppress(Exception):
                 listener(status)
-
-
-def replace_folders(settings: FilesSettings, folders: list[str]) -> FilesSettings:
-    return settings.model_copy(update={"folders": folders})
-
-
-def _grantable(folder: Path) -> Path:
-    if not folder.is_absolute():
-        raise PathRefused(f"{folder}: give the folder's full path")
-    root = real_root(folder)
-    if not root.is_dir():
-        raise PathRefused(f"{folder} is not an existing folder")
-    if root == Path(root.anchor):
-        raise PathRefused("granting the whole disk is refused; choose a folder such as Documents")
-    return root

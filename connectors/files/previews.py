@@ -1,4 +1,8 @@
-"""What a file tool will do, in words, shown on its card before it runs."""
+"""What a file tool will do, in words, shown on its card before it runs.
+
+Every path and name is shown with `names.shown`, so a control, invisible or direction character
+in it appears as an escape (`\\u202e`) instead of changing what the user reads and approves.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +11,35 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hearth.connectors.files.names import shown
+
 SHOWN_NAMES = 5
+_TEXT_KEEPS = "\n\t\\"
 
 
 def preview_move(arguments: Mapping[str, Any]) -> str:
     sources = [Path(s) for s in arguments.get("sources", [])]
     origin = _common_folder(sources)
-    return (
-        f"Move {_count(sources)} from {origin} to {arguments.get('destination')}: {_names(sources)}"
-    )
+    destination = shown(str(arguments.get("destination")))
+    return f"Move {_count(sources)} from {origin} to {destination}: {_names(sources)}"
 
 
 def preview_rename(arguments: Mapping[str, Any]) -> str:
     path = Path(arguments.get("path", ""))
-    return f"Rename {path.name} to {arguments.get('new_name')} (in {path.parent})"
+    new_name = shown(str(arguments.get("new_name")))
+    return f"Rename {shown(path.name)} to {new_name} (in {shown(str(path.parent))})"
 
 
 def preview_create_folder(arguments: Mapping[str, Any]) -> str:
-    return f"Create the folder {arguments.get('path')}"
+    return f"Create the folder {shown(str(arguments.get('path')))}"
 
 
 def preview_write(arguments: Mapping[str, Any]) -> str:
     text = str(arguments.get("text", ""))
     verb = "Write (replacing if it exists)" if arguments.get("overwrite") else "Create"
-    shown = text if len(text) <= 400 else text[:400] + f"… ({len(text)} characters)"
-    return f"{verb} {arguments.get('path')}:\n{shown}"
+    cut = text if len(text) <= 400 else text[:400] + f"… ({len(text)} characters)"
+    # The text keeps its line breaks, tabs and backslashes; what could hide or recolour it not.
+    return f"{verb} {shown(str(arguments.get('path')))}:\n{shown(cut, keep=_TEXT_KEEPS)}"
 
 
 def preview_trash(arguments: Mapping[str, Any]) -> str:
@@ -44,7 +52,7 @@ def _count(paths: list[Path]) -> str:
 
 
 def _names(paths: list[Path]) -> str:
-    names = [p.name for p in paths[:SHOWN_NAMES]]
+    names = [shown(p.name) for p in paths[:SHOWN_NAMES]]
     more = len(paths) - SHOWN_NAMES
     return ", ".join(names) + (f" and {more} more" if more > 0 else "")
 
@@ -53,6 +61,6 @@ def _common_folder(paths: list[Path]) -> str:
     if not paths:
         return "?"
     try:
-        return os.path.commonpath([str(p.parent) for p in paths])
+        return shown(os.path.commonpath([str(p.parent) for p in paths]))
     except ValueError:
         return "several folders"

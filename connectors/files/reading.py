@@ -1,4 +1,8 @@
-"""The read-only file tools: search the index, list a folder, read an excerpt."""
+"""The read-only file tools: search the index, list a folder, read an excerpt.
+
+Folders are listed and files read through descriptors reached from the grant without following
+a link, so what is read is what was checked.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,12 @@ from pathlib import Path
 from typing import Literal
 
 from hearth import tool
+from hearth.connectors.files.errors import FilesError, PathRefused
 from hearth.connectors.files.extract import kind_of
+from hearth.connectors.files.fsops import folder_of, open_at, parent_of, refusal
 from hearth.connectors.files.index import Hit, Query
 from hearth.connectors.files.library import FileLibrary
+from hearth.connectors.files.names import shown
 from hearth.connectors.files.results import (
     Excerpt,
     FolderEntry,
@@ -21,9 +28,10 @@ from hearth.connectors.files.results import (
     Listing,
     SearchResults,
 )
-from hearth.connectors.files.roots import FilesError, PathRefused, resolve_inside
+from hearth.connectors.files.roots import locate
 
 Kind = Literal["txt", "md", "pdf", "docx", "other", "folder"]
+READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 READ_CHARS = 6000
 LIST_LIMIT = 200
 
@@ -51,10 +59,13 @@ class ReadingTools:
             modified_since: Only files changed on or after this date (YYYY-MM-DD).
             limit: How many results at most (1-50).
         """
-        roots = self.library.roots()
-        where = resolve_inside(folder, roots) if folder else None
+        where = None
+        if folder:
+            spot = locate(folder, self.library.grants())
+            with folder_of(spot):  # a folder reached without a link, in a grant still in place
+                where = spot.path
         wanted = Query(query, where, kind, _since(modified_since), max(1, min(limit, 50)))
-        found = self.library.index.search(wanted, roots)
+        found = self.library.index.search(wanted, self.library.roots())
         status = self.library.status()
         note = None
         if status.state == "scanning":
@@ -68,13 +79,11 @@ class ReadingTools:
         Args:
             folder: Full path of the folder to list; leave empty for the granted folders.
         """
-        roots = self.library.roots()
         if not folder:
-            return GrantedFolders(granted_folders=[str(root) for root in roots])
-        where = resolve_inside(folder, roots)
-        if not where.is_dir():
-            raise PathRefused(f"{folder} is a file, not a folder; use files.read")
-        return _listing(where)
+            return GrantedFolders(granted_folders=[shown(str(r)) for r in self.library.roots()])
+        spot = locate(folder, self.library.grants())
+        with folder_of(spot) as descriptor:
+            return _listing(descriptor, spot.path)
 
     @tool(effect="read", scope="path", keywords=("read", "open", "show"))
     def read(
@@ -88,21 +97,32 @@ class ReadingTools:
             max_lines: How many lines at most.
             page: For a PDF, the page to read (1 is the first page).
         """
-        target = resolve_inside(path, self.library.roots())
-        if target.is_dir():
-            raise PathRefused(f"{path} is a folder; use files.list")
-        extracted = self.library.extractor.extract(target)
+        spot = locate(path, self.library.grants())
+        if spot.is_root:
+            raise PathRefused(f"{shown(path)} is a folder; use files.list")
+        with parent_of(spot) as folder:
+            try:
+                descriptor = open_at(folder, spot.name, READ)
+            except OSError as error:
+                raise refusal(spot.path, error, folder) from None
+        try:
+            if stat.S_ISDIR(os.fstat(descriptor).st_mode):
+                raise PathRefused(f"{shown(path)} is a folder; use files.list")
+            # Read from the descriptor opened above: the path is not walked again.
+            extracted = self.library.extractor.extract(spot.path, descriptor)
+        finally:
+            os.close(descriptor)
         if extracted.skipped:
-            raise FilesError(f"cannot read {target.name}: {extracted.skipped}")
+            raise FilesError(f"cannot read {shown(spot.name)}: {extracted.skipped}")
         text = extracted.text
         if page is not None:
-            text = _page(text, page, target)
+            text = _page(text, page, spot.path)
         return _excerpt(text, max(1, first_line), max(1, min(max_lines, 1000)))
 
 
 def _found(hit: Hit) -> FoundFile:
     return FoundFile(
-        path=str(hit.path),
+        path=shown(str(hit.path)),
         kind=hit.kind,
         size=hit.size,
         modified=_when(hit.mtime),
@@ -110,7 +130,7 @@ def _found(hit: Hit) -> FoundFile:
     )
 
 
-def _listing(folder: Path) -> Listing:
+def _listing(folder: int, path: Path) -> Listing:
     with os.scandir(folder) as scan:
         visible = sorted((e for e in scan if not e.name.startswith(".")), key=lambda e: e.name)
     entries = []
@@ -118,16 +138,16 @@ def _listing(folder: Path) -> Listing:
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISLNK(info.st_mode):
             continue
-        kind = "folder" if stat.S_ISDIR(info.st_mode) else kind_of(Path(entry.path))
+        kind = "folder" if stat.S_ISDIR(info.st_mode) else kind_of(Path(entry.name))
         entries.append(
             FolderEntry(
-                name=entry.name, kind=kind, size=info.st_size, modified=_when(info.st_mtime)
+                name=shown(entry.name), kind=kind, size=info.st_size, modified=_when(info.st_mtime)
             )
         )
     note = None
     if len(visible) > LIST_LIMIT:
         note = f"showing {LIST_LIMIT} of {len(visible)} entries"
-    return Listing(folder=str(folder), entries=entries, note=note)
+    return Listing(folder=shown(str(path)), entries=entries, note=note)
 
 
 def _excerpt(text: str, first_line: int, max_lines: int) -> Excerpt:
@@ -146,10 +166,11 @@ def _excerpt(text: str, first_line: int, max_lines: int) -> Excerpt:
 
 def _page(text: str, page: int, path: Path) -> str:
     pages = text.split("\f")
+    name = shown(path.name)
     if kind_of(path) != "pdf" or (len(pages) < 2 and page != 1):
-        raise FilesError(f"{path.name} has no pages to choose from; read by lines instead")
+        raise FilesError(f"{name} has no pages to choose from; read by lines instead")
     if not 1 <= page <= len(pages):
-        raise FilesError(f"{path.name} has {len(pages)} pages; page {page} does not exist")
+        raise FilesError(f"{name} has {len(pages)} pages; page {page} does not exist")
     return pages[page - 1]
 
 

@@ -1,7 +1,9 @@
 """What the file tools return: typed results that serialise to the JSON the model reads.
 
-An optional `note` or `snippet` is left out of the JSON when there is none, so the model sees
-only what it can use. Undo receives these types back, even after a restart read them from disk.
+An optional `note` or `snippet` (or an empty `not_moved`, `not_trashed`) is left out of the
+JSON when there is none, so the model sees only what it can use. Undo receives these types back,
+even after a restart read them from disk, or built from a batch's journal (see `hearth.journal`):
+then only the journaled lists are there, so every other field has a default.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ class Result(pydantic.BaseModel):
     """Base of the file tools' results: frozen, and optional fields omitted while empty."""
 
     model_config = pydantic.ConfigDict(frozen=True)
-    omitted_when_empty: ClassVar[frozenset[str]] = frozenset({"note", "snippet"})
+    omitted_when_empty: ClassVar[frozenset[str]] = frozenset(
+        {"note", "snippet", "not_moved", "not_trashed"}
+    )
 
     @pydantic.model_serializer(mode="wrap")
     def _without_empty_notes(self, handler: pydantic.SerializerFunctionWrapHandler) -> Any:
@@ -28,7 +32,7 @@ class Result(pydantic.BaseModel):
         return {
             key: value
             for key, value in data.items()
-            if value is not None or key not in self.omitted_when_empty
+            if key not in self.omitted_when_empty or value not in (None, [])
         }
 
 
@@ -75,7 +79,14 @@ class Excerpt(Result):
 
 
 class Moved(Result):
+    """Items moved or renamed, each journaled before it moved.
+
+    `not_moved` lists a journaled item whose move then failed (something appeared at its
+    destination, say): it stayed where it was, and undo leaves it there.
+    """
+
     moved: list[Move]
+    not_moved: list[Move] = []
 
 
 class Created(Result):
@@ -94,9 +105,16 @@ class TrashedItem(Result):
     """Where one item went: the file inside the trash and its .trashinfo record, if found."""
 
     original: str
-    trash_file: str | None
-    info_file: str | None
+    trash_file: str | None = None
+    info_file: str | None = None
 
 
 class Trashed(Result):
+    """Items moved to the trash, each journaled (its name in the trash chosen) before it moved.
+
+    `not_trashed` lists a journaled item whose move into the trash then failed: it stayed
+    where it was, and undo leaves it there.
+    """
+
     trashed: list[TrashedItem]
+    not_trashed: list[TrashedItem] = []

@@ -1,61 +1,80 @@
 """Granted folders, and the one check every path from the model goes through.
 
-A path is accepted only in its plain absolute form and only if, followed component by
-component on disk, it stays inside a granted folder without crossing a symlink. Relative
-paths, `..`, `~`, Windows drive, UNC and alternate-data-stream forms are refused outright,
-as are hidden files and folders (names starting with '.'), which Hearth never sees.
+A path is accepted only in its plain absolute form and only below a granted folder. Relative
+paths, `..`, `~`, Windows drive, UNC and alternate-data-stream forms are refused outright, as are
+hidden files and folders (names starting with '.'), which Hearth never sees. `locate` gives the
+grant and the names below it; `fsops` then walks those names from the grant's pinned folder
+without following a link, so the check and the use are the same walk.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hearth import ToolFailure
+from hearth.connectors.files.errors import FilesError, GrantReplaced, PathRefused
+from hearth.connectors.files.fsops import Grant, Spot, folder_of, parent_of, pin, stat_at
+from hearth.connectors.files.names import shown, spoofing_characters, unshown
+
+__all__ = [
+    "FilesError",
+    "GrantReplaced",
+    "PathRefused",
+    "check_new_name",
+    "locate",
+    "real_root",
+    "resolve_inside",
+]
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _HINT = "Use a full path exactly as files.list or files.search show it."
-
-
-class FilesError(ToolFailure):
-    """A file tool could not do what was asked; the message says why, for the model or user."""
-
-
-class PathRefused(FilesError):
-    """A path names something outside the granted folders, or names it in a refused form."""
 
 
 def real_root(folder: Path) -> Path:
     return Path(os.path.realpath(folder))
 
 
-def resolve_inside(raw: str, roots: Sequence[Path], *, must_exist: bool = True) -> Path:
-    """The real path `raw` names, checked to lie inside one of `roots` (already real paths).
+def locate(raw: str, grants: Sequence[Grant]) -> Spot:
+    """The grant `raw` lies in and the names below it; nothing on disk is trusted yet.
 
-    With `must_exist=False` only the parent must exist: the path is a destination.
+    `raw` may carry the escapes paths are shown with (`\\u202e`); they name the same file.
     """
-    _check_form(raw, must_exist)
-    root, inside = _split_at_root(Path(raw), roots)
-    current = root
-    for index, part in enumerate(inside):
-        current = current / part
-        last = index == len(inside) - 1
-        if current.is_symlink():
-            raise PathRefused(f"{raw}: goes through a symbolic link, which Hearth never follows")
-        if not last and not current.is_dir():
-            raise PathRefused(f"{raw}: {current} is not an existing folder. {_HINT}")
-    if must_exist and not os.path.lexists(current):
-        raise PathRefused(f"{raw}: no such file or folder. {_HINT}")
-    return current
+    text = unshown(raw)
+    _check_form(text, raw)
+    return _split_at_root(Path(text), grants)
+
+
+def resolve_inside(raw: str, roots: Sequence[Path], *, must_exist: bool = True) -> Path:
+    """The path `raw` names, checked to lie inside one of `roots` (pinned as they are now).
+
+    With `must_exist=False` only the parent must exist: the path is a destination. A check
+    only: tools act through `locate` and `fsops`, which hold what they checked.
+    """
+    spot = locate(raw, [pin(root) for root in roots])
+    if spot.is_root:
+        with folder_of(spot):
+            return spot.path
+    with parent_of(spot) as folder:
+        found = stat_at(folder, spot.name)
+    if found is not None and stat.S_ISLNK(found.st_mode):
+        raise PathRefused(f"{shown(raw)}: is a symbolic link, which Hearth never follows")
+    if found is None and must_exist:
+        raise PathRefused(f"{shown(raw)}: no such file or folder. {_HINT}")
+    if found is None and ":" in spot.name:
+        # On POSIX an existing name may hold a ':'; a new one is the alternate-data-stream form.
+        raise PathRefused(f"{shown(raw)}: 'name:stream' (alternate data stream) forms are refused")
+    return spot.path
 
 
 def check_new_name(name: str) -> str:
     """A single file or folder name for a rename or a new entry."""
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\x00" in name:
-        raise PathRefused(f"{name!r} is not a plain file name (no folders, no '/', no '..')")
+        raise PathRefused(f"{shown(name)!r} is not a plain file name (no folders, no '/', no '..')")
+    refuse_spoofing(name)
     if name.startswith("."):
         raise PathRefused(f"{name!r}: hidden names (starting with '.') are not allowed")
     if ":" in name or _DRIVE.match(name):
@@ -63,40 +82,51 @@ def check_new_name(name: str) -> str:
     return name
 
 
-def _check_form(raw: str, must_exist: bool) -> None:
-    if not raw:
+def refuse_spoofing(name: str) -> None:
+    """Refuse a name that could show as something else: control, invisible or bidi characters."""
+    found = spoofing_characters(name)
+    if found:
+        raise PathRefused(
+            f"{shown(name)!r} contains control, invisible or direction characters ({found}) "
+            "that could make it look like another name; choose a plain name"
+        )
+
+
+def _check_form(text: str, raw: str) -> None:
+    if not text:
         raise PathRefused(f"the path is empty. {_HINT}")
-    if "\x00" in raw:
+    if "\x00" in text:
         raise PathRefused("the path contains a NUL character")
-    if "\\" in raw or raw.startswith("//") or _DRIVE.match(raw):
-        raise PathRefused(f"{raw}: Windows drive, UNC and backslash forms are refused. {_HINT}")
-    if raw.startswith("~"):
-        raise PathRefused(f"{raw}: '~' is not expanded. {_HINT}")
-    if not raw.startswith("/"):
-        raise PathRefused(f"{raw}: relative paths are refused. {_HINT}")
-    parts = raw.split("/")[1:]
+    if "\\" in text or text.startswith("//") or _DRIVE.match(text):
+        raise PathRefused(
+            f"{shown(raw)}: Windows drive, UNC and backslash forms are refused. {_HINT}"
+        )
+    if text.startswith("~"):
+        raise PathRefused(f"{shown(raw)}: '~' is not expanded. {_HINT}")
+    if not text.startswith("/"):
+        raise PathRefused(f"{shown(raw)}: relative paths are refused. {_HINT}")
+    parts = text.split("/")[1:]
     if any(part in (".", "..") for part in parts):
-        raise PathRefused(f"{raw}: '.' and '..' are refused. {_HINT}")
+        raise PathRefused(f"{shown(raw)}: '.' and '..' are refused. {_HINT}")
     if any(part.startswith(".") for part in parts):
-        raise PathRefused(f"{raw}: hidden files and folders are not visible to Hearth")
-    # On POSIX a ':' is an ordinary character, so an existing file may have one; a name that
-    # does not exist yet with a ':' is the alternate-data-stream form and is never created.
-    if any(":" in part for part in parts) and (
-        sys.platform == "win32" or not must_exist or not os.path.lexists(raw)
-    ):
-        raise PathRefused(f"{raw}: 'name:stream' (alternate data stream) forms are refused")
+        raise PathRefused(f"{shown(raw)}: hidden files and folders are not visible to Hearth")
+    if sys.platform == "win32" and any(":" in part for part in parts):
+        raise PathRefused(f"{shown(raw)}: 'name:stream' (alternate data stream) forms are refused")
 
 
-def _split_at_root(given: Path, roots: Sequence[Path]) -> tuple[Path, tuple[str, ...]]:
-    """The granted root `given` starts with, and the components below it."""
-    for root in sorted(roots, key=lambda r: len(r.parts), reverse=True):
-        if given == root or given.is_relative_to(root):
-            return root, given.relative_to(root).parts
+def _split_at_root(given: Path, grants: Sequence[Grant]) -> Spot:
+    """The grant `given` starts with, and the components below it."""
+    for grant in sorted(grants, key=lambda g: len(g.path.parts), reverse=True):
+        if given == grant.path or given.is_relative_to(grant.path):
+            return Spot(grant, given.relative_to(grant.path).parts)
     # The user may have granted a folder through a link (~/Docs -> /data/docs); compare with
-    # the link's target only for the granted part, never for anything below it.
-    for root in roots:
+    # the link's target only for the granted part, never for anything below it. The walk from
+    # the grant's pinned folder then decides whether it is still the folder granted.
+    for grant in grants:
         for parent in (given, *given.parents):
-            if real_root(parent) == root:
-                return root, given.relative_to(parent).parts
-    shown = ", ".join(str(r) for r in roots) or "none yet"
-    raise PathRefused(f"{given}: outside the folders you granted Hearth ({shown})")
+            if real_root(parent) == grant.path:
+                return Spot(grant, given.relative_to(parent).parts)
+    shown_grants = ", ".join(shown(str(g.path)) for g in grants) or "none yet"
+    raise PathRefused(
+        f"{shown(str(given))}: outside the folders you granted Hearth ({shown_grants})"
+    )

@@ -1,7 +1,10 @@
 """Bringing the index in line with the disk: whole-folder scans and single-path updates.
 
-Walking never follows symbolic links, so link cycles cannot make it loop, and it skips hidden
-names, which Hearth never shows. A file whose size and mtime match the index is not read again.
+Walking goes down from a grant's pinned folder by directory descriptors and never follows a
+symbolic link, in a scan or after a change event, so a link (or a folder swapped for one) never
+makes anything outside the grants searchable, and link cycles cannot make it loop. It skips hidden
+names, which Hearth never shows, and removes on its way the temporary copies a killed Hearth left
+(`leftovers`). A file whose size and mtime match the index is not read again.
 """
 
 from __future__ import annotations
@@ -15,14 +18,28 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from hearth.connectors.files.errors import FilesError
 from hearth.connectors.files.extract import Extracted, TextExtractor, kind_of
+from hearth.connectors.files.fsops import (
+    FOLDER,
+    Grant,
+    Spot,
+    folder_of,
+    open_at,
+    parent_of,
+    pin,
+    stat_at,
+)
 from hearth.connectors.files.index import Entry, FileIndex
+from hearth.connectors.files.leftovers import sweep_leftover
 
 log = logging.getLogger(__name__)
 
 BATCH = 200
+READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 Progress = Callable[[int, int], None]
 """Called with (files done, files to do) while a scan reads files."""
+_Item = tuple[Grant, Path, os.stat_result]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +60,24 @@ class Scanner:
 
     def scan(
         self,
-        folder: Path,
+        folder: Grant | Spot | Path,
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
     ) -> ScanResult:
-        """Index new and changed entries below `folder` and forget vanished ones."""
-        known = self.index.known(folder)
-        seen: dict[Path, os.stat_result] = dict(walk(folder, cancel))
+        """Index new and changed entries below `folder` and forget vanished ones.
+
+        A plain path is pinned as it is now; a grant is walked from its pinned folder.
+        """
+        spot = _spot(folder)
+        known = self.index.known(spot.path)
+        seen: dict[Path, os.stat_result] = {}
+        try:
+            with folder_of(spot) as descriptor:
+                seen = dict(walk(descriptor, spot.path, cancel, sweep=True))
+        except FilesError as error:  # gone, replaced, or a link now: nothing is seen through it
+            log.warning("cannot index %s: %s", spot.path, error)
         changed = [
-            (path, info)
+            (spot.grant, path, info)
             for path, info in seen.items()
             if known.get(path) != (info.st_size, info.st_mtime)
         ]
@@ -62,27 +88,27 @@ class Scanner:
         indexed, skipped = self._index(changed, progress, cancel)
         return ScanResult(len(seen), indexed, len(gone), skipped)
 
-    def update(self, paths: Iterable[Path], roots: list[Path]) -> None:
+    def update(self, paths: Iterable[Path], grants: list[Grant]) -> None:
         """Re-check the given paths after change events: re-index, rescan or forget each."""
         scanned: list[Path] = []
-        files: list[tuple[Path, os.stat_result]] = []
+        files: list[_Item] = []
         # Shortest first, so a new folder is scanned once and its files are not read again.
         for path in sorted(set(paths), key=lambda p: len(p.parts)):
-            inside = any(path.is_relative_to(root) for root in roots)
-            if not inside or _hidden(path, roots) or _below(path, scanned):
+            spot = _inside(path, grants)
+            if spot is None or _below(path, scanned):
                 continue
-            try:
-                info = os.lstat(path)
-            except OSError:
+            info = _status(spot)
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                self.scan(spot)
+                scanned.append(path)
+                if not spot.is_root:
+                    files.append((spot.grant, path, info))
+            elif info is not None and stat.S_ISREG(info.st_mode):
+                if self._changed(path, info):
+                    files.append((spot.grant, path, info))
+            else:  # gone, a link, or behind one now: nothing below it may stay searchable
                 with self.index.writing() as conn:
                     self.index.remove(conn, path)
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                self.scan(path)
-                scanned.append(path)
-                files.append((path, info))
-            elif stat.S_ISREG(info.st_mode) and self._changed(path, info):
-                files.append((path, info))
         self._index(files, None, None)
 
     def _changed(self, path: Path, info: os.stat_result) -> bool:
@@ -91,7 +117,7 @@ class Scanner:
 
     def _index(
         self,
-        items: list[tuple[Path, os.stat_result]],
+        items: list[_Item],
         progress: Progress | None,
         cancel: threading.Event | None,
     ) -> tuple[int, int]:
@@ -106,7 +132,7 @@ class Scanner:
                 batch = items[start : start + BATCH]
                 results = list(pool.map(self._read, batch))
                 with self.index.writing() as conn:
-                    for (path, info), extracted in zip(batch, results, strict=True):
+                    for (_, path, info), extracted in zip(batch, results, strict=True):
                         entry = _entry(path, info, extracted)
                         skipped += entry.skipped is not None
                         self.index.put(conn, entry, extracted.text)
@@ -115,42 +141,111 @@ class Scanner:
                     progress(done, total)
         return done, skipped
 
-    def _read(self, item: tuple[Path, os.stat_result]) -> Extracted:
-        path, info = item
+    def _read(self, item: _Item) -> Extracted:
+        grant, path, info = item
         if stat.S_ISDIR(info.st_mode):
             return Extracted(kind="folder", text="", skipped=None)
-        # The extractor logs each skipped file with its reason.
-        return self.extractor.extract(path)
+        # Opened by walking down from the grant again, so a folder swapped for a link since
+        # the walk above cannot lead the reader outside. The extractor logs skipped files.
+        spot = Spot(grant, path.relative_to(grant.path).parts)
+        try:
+            with parent_of(spot) as folder:
+                descriptor = open_at(folder, spot.name, READ)
+        except (FilesError, OSError) as error:
+            return Extracted(kind_of(path), "", f"could not read: {_reason(error)}")
+        try:
+            return self.extractor.extract(path, descriptor)
+        finally:
+            os.close(descriptor)
 
 
 def walk(
-    folder: Path, cancel: threading.Event | None = None
+    folder: int, path: Path, cancel: threading.Event | None = None, *, sweep: bool = False
 ) -> Iterator[tuple[Path, os.stat_result]]:
-    """Every visible file and folder below `folder`, without following links."""
-    pending = [folder]
-    while pending:
-        if cancel is not None and cancel.is_set():
-            return
-        current = pending.pop()
-        try:
-            with os.scandir(current) as entries:
-                found = list(entries)
-        except OSError as error:
-            log.warning("cannot list %s: %s", current, error)
-            continue
-        for item in found:
-            if item.name.startswith(".") or item.is_symlink():
+    """Every visible file and folder below the open `folder` (at `path`), never through a link.
+
+    Holds one descriptor per level of the folder being listed, never one per folder found.
+    With `sweep`, removes the leftovers of a killed Hearth it meets.
+    """
+    held: list[tuple[int, Path, list[str]]] = []
+    try:
+        yield from _enter(held, os.dup(folder), path, sweep)
+        while held:
+            if cancel is not None and cancel.is_set():
+                return
+            descriptor, where, subfolders = held[-1]
+            if not subfolders:
+                os.close(held.pop()[0])
                 continue
+            name = subfolders.pop()
             try:
-                info = item.stat(follow_symlinks=False)
+                child = os.open(name, FOLDER, dir_fd=descriptor)
             except OSError:
-                continue
-            path = Path(item.path)
-            if stat.S_ISDIR(info.st_mode):
-                pending.append(path)
-                yield path, info
-            elif stat.S_ISREG(info.st_mode):
-                yield path, info
+                continue  # removed, or swapped for a link, since it was listed
+            yield from _enter(held, child, where / name, sweep)
+    finally:
+        for descriptor, _, _ in held:
+            os.close(descriptor)
+
+
+def _enter(
+    held: list[tuple[int, Path, list[str]]], descriptor: int, where: Path, sweep: bool
+) -> Iterator[tuple[Path, os.stat_result]]:
+    subfolders: list[str] = []
+    held.append((descriptor, where, subfolders))
+    try:
+        with os.scandir(descriptor) as entries:
+            found = list(entries)
+    except OSError as error:
+        log.warning("cannot list %s: %s", where, error)
+        return
+    for item in found:
+        if item.name.startswith("."):
+            if sweep:
+                sweep_leftover(descriptor, item.name)
+            continue
+        try:
+            info = item.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            subfolders.append(item.name)
+            yield where / item.name, info
+        elif stat.S_ISREG(info.st_mode):
+            yield where / item.name, info
+
+
+def _spot(folder: Grant | Spot | Path) -> Spot:
+    if isinstance(folder, Spot):
+        return folder
+    if isinstance(folder, Grant):
+        return Spot(folder, ())
+    return Spot(pin(Path(os.path.realpath(folder))), ())
+
+
+def _inside(path: Path, grants: list[Grant]) -> Spot | None:
+    """Where `path` is below a grant, unless it is outside them all or hidden."""
+    for grant in grants:
+        if path.is_relative_to(grant.path):
+            parts = path.relative_to(grant.path).parts
+            return None if any(part.startswith(".") for part in parts) else Spot(grant, parts)
+    return None
+
+
+def _status(spot: Spot) -> os.stat_result | None:
+    """What `spot` is now, reached without following a link; None if it cannot be reached."""
+    try:
+        if spot.is_root:
+            with folder_of(spot) as descriptor:
+                return os.fstat(descriptor)
+        with parent_of(spot) as folder:
+            return stat_at(folder, spot.name)
+    except FilesError:
+        return None
+
+
+def _reason(error: BaseException) -> str:
+    return (error.strerror if isinstance(error, OSError) else None) or str(error)
 
 
 def _entry(path: Path, info: os.stat_result, extracted: Extracted) -> Entry:
@@ -160,8 +255,3 @@ def _entry(path: Path, info: os.stat_result, extracted: Extracted) -> Entry:
 
 def _below(path: Path, folders: list[Path]) -> bool:
     return any(path.is_relative_to(folder) for folder in folders)
-
-
-def _hidden(path: Path, roots: list[Path]) -> bool:
-    root = next(r for r in roots if path.is_relative_to(r))
-    return any(part.startswith(".") for part in path.relative_to(root).parts)

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pydantic
+
+
+class GrantedFolder(pydantic.BaseModel):
+    """A granted folder's real path, and the device and inode of the folder granted there.
+
+    Hearth refuses the path once it leads to another folder (a link, or a folder renamed away
+    and recreated). Settings saved before folders were pinned hold paths only; those are pinned
+    to what the path names the first time Hearth reads them.
+    """
+
+    model_config = pydantic.ConfigDict(frozen=True)
+
+    path: str
+    device: int | None = None
+    inode: int | None = None
 
 
 class FilesSettings(pydantic.BaseModel):
     """Saved by the Folders page and `hearth files grant`; read on every call."""
 
-    folders: list[str] = pydantic.Field(
+    folders: list[GrantedFolder] = pydantic.Field(
         default_factory=list,
         title="Granted folders",
         description="Folders Hearth may see. Everything else on this computer stays invisible.",
@@ -29,3 +46,10 @@ class FilesSettings(pydantic.BaseModel):
         description="A full check of the granted folders that catches changes the live "
         "watcher missed.",
     )
+
+    @pydantic.field_validator("folders", mode="before")
+    @classmethod
+    def _paths_only_from_before_pinning(cls, folders: Any) -> Any:
+        if not isinstance(folders, list):
+            return folders
+        return [{"path": folder} if isinstance(folder, str) else folder for folder in folders]

@@ -2,20 +2,25 @@
 
 Linux limits inotify watches and instances per user. When a folder cannot be watched live,
 it is polled instead and a warning says so; the periodic rescan catches anything either misses.
+Polling never walks into a linked folder, and the scanner re-checks every changed path from the
+grant down without following links, so an event never makes anything outside searchable.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
-from watchdog.observers.polling import PollingObserver
+from watchdog.observers.polling import PollingObserverVFS
+
+from hearth.connectors.files.fsops import FOLDER, SUPPORTED
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +123,10 @@ class FolderWatcher:
 
     def _polling_observer(self) -> BaseObserver:
         if self._polling is None:
-            observer = PollingObserver(timeout=self._poll_seconds)
+            # lstat and a listing that refuses links: polling never walks into a linked folder.
+            observer = PollingObserverVFS(
+                os.lstat, _list_without_following, polling_interval=self._poll_seconds
+            )
             observer.start()
             self._polling = observer
         return self._polling
@@ -143,6 +151,25 @@ class FolderWatcher:
                     self._on_changes(batch)
                 except Exception:
                     log.exception("handling file changes failed; the next rescan catches up")
+
+
+def _list_without_following(path: str | None) -> Iterator[os.DirEntry[str]]:
+    """os.scandir(path), refusing a path that ends in a link (as if it were not a folder)."""
+    if not SUPPORTED:  # no O_DIRECTORY: the scanner's own walk still never follows a link
+        with os.scandir(path) as entries:
+            yield from entries
+        return
+    try:
+        descriptor = os.open(path or ".", FOLDER)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # some systems say ELOOP for a link opened O_NOFOLLOW
+            raise NotADirectoryError(errno.ENOTDIR, "a symbolic link", path) from None
+        raise
+    try:
+        with os.scandir(descriptor) as entries:
+            yield from entries
+    finally:
+        os.close(descriptor)
 
 
 def _text(path: str | bytes) -> str:

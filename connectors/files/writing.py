@@ -1,44 +1,50 @@
-"""The file tools that change things: move, rename, create a folder, write text, trash.
+"""The file tools that move things: move, rename and trash, each with the method that undoes it.
 
-Each one checks every path against the granted folders, shows a preview before it runs,
-returns what undo needs, and never deletes: trash goes to the OS trash, and undo of a write
-puts the old text back or trashes the new file.
+Each one locates every path below a grant, acts through folder descriptors reached without
+following a link (`fsops`), never replaces anything, never acts on a granted folder itself,
+shows a preview before it runs and returns what undo needs. Nothing is deleted: trash goes to
+the trash, and undo re-checks everything a new write would.
+
+Move, rename and trash journal each item (`hearth.journal_step`) before changing it, so a batch
+that stops half-way, by an error or a crash, can be undone from its journal; their undo leaves
+alone an item that never changed. A move first sweeps its destination of the temporary copies a
+killed move left there (`leftovers`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import uuid
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from hearth import UndoFailed, data_dir, tool
-from hearth.connectors.files.library import FileLibrary
-from hearth.connectors.files.previews import (
-    preview_create_folder,
-    preview_move,
-    preview_rename,
-    preview_trash,
-    preview_write,
+from hearth import UndoFailed, journal_step, tool
+from hearth.connectors.files.errors import FilesError
+from hearth.connectors.files.fsops import (
+    Spot,
+    entry_at,
+    folder_of,
+    parent_of,
+    refusal,
+    refuse_root,
+    stat_at,
 )
-from hearth.connectors.files.results import Created, Move, Moved, Trashed, Written
-from hearth.connectors.files.roots import FilesError, check_new_name, resolve_inside
+from hearth.connectors.files.leftovers import sweep
+from hearth.connectors.files.library import FileLibrary
+from hearth.connectors.files.names import shown
+from hearth.connectors.files.previews import preview_move, preview_rename, preview_trash
+from hearth.connectors.files.results import Move, Moved, Trashed, TrashedItem
+from hearth.connectors.files.roots import check_new_name, locate, refuse_spoofing
+from hearth.connectors.files.transfer import move_entry
 from hearth.connectors.files.trash import move_to_trash, restore
-
-WRITE_LIMIT = 1_000_000
 
 
 class WritingTools:
-    """The files connector's tools that change files, each with the method that undoes it."""
+    """The files connector's tools that move files, each with the method that undoes it."""
 
     library: FileLibrary
 
     @tool(
         effect="write",
-        scope="sources",
+        scope=("sources", "destination"),
         preview=preview_move,
         keywords=("move", "organise", "organize", "tidy"),
         undo="move_back",
@@ -50,23 +56,33 @@ class WritingTools:
             sources: Full paths of the files or folders to move.
             destination: Full path of the folder to move them into.
         """
-        roots = self.library.roots()
-        target = resolve_inside(destination, roots)
-        if not target.is_dir():
-            raise FilesError(f"{destination} is not a folder")
-        items = [resolve_inside(source, roots) for source in sources]
+        grants = self.library.grants()
+        target = locate(destination, grants)
+        items = [locate(source, grants) for source in sources]
         if not items:
             raise FilesError("name at least one file to move")
-        plan = [(item, target / item.name) for item in items]
-        _check_free([new for _, new in plan])
-        for item, _ in plan:
-            if target.is_relative_to(item):
-                raise FilesError(f"cannot move {item} into itself")
+        for item in items:
+            refuse_root(item)
+            refuse_spoofing(item.name)
+            if target.grant == item.grant and target.parts[: len(item.parts)] == item.parts:
+                raise FilesError(f"cannot move {shown(str(item.path))} into itself")
+        if len({item.name for item in items}) != len(items):
+            raise FilesError("two of the items have the same name; move them separately")
+        for item in items:
+            with parent_of(item) as folder:
+                entry_at(folder, item)
         moved: list[Move] = []
-        for item, new in plan:
-            shutil.move(item, new)
-            moved.append({"from": str(item), "to": str(new)})
-        self.library.refresh({p for item, new in plan for p in (item, new)})
+        try:
+            with folder_of(target) as folder:
+                sweep(folder)
+                _refuse_taken(folder, [target.child(item.name) for item in items])
+                for item in items:
+                    moved.append(_journaled_move(item, folder, target.child(item.name)))
+        except FilesError as error:
+            raise _stopped(error, [m["to"] for m in moved], len(items), "moved") from None
+        finally:
+            touched = (p for item in items for p in (item.path, target.path / item.name))
+            self.library.refresh(set(touched))
         return Moved(moved=moved)
 
     @tool(
@@ -83,97 +99,36 @@ class WritingTools:
             path: Full path of the file or folder.
             new_name: The new name only, without any folder.
         """
-        item = resolve_inside(path, self.library.roots())
-        new = item.with_name(check_new_name(new_name))
-        _check_free([new])
-        item.rename(new)
-        self.library.refresh({item, new})
-        return Moved(moved=[{"from": str(item), "to": str(new)}])
+        item = locate(path, self.library.grants())
+        refuse_root(item)
+        new = Spot(item.grant, (*item.parts[:-1], check_new_name(new_name)))
+        with parent_of(item) as folder:
+            entry_at(folder, item)
+            _refuse_taken(folder, [new])
+            moved = _journaled_move(item, folder, new)
+        self.library.refresh({item.path, new.path})
+        return Moved(moved=[moved])
 
     def move_back(self, arguments: Mapping[str, Any], result: Moved) -> str:
-        """Put moved or renamed items back; refuses if something new took their place."""
-        pairs = [(Path(m["to"]), Path(m["from"])) for m in reversed(result.moved)]
-        roots = self.library.roots()
-        for now, before in pairs:
-            if not os.path.lexists(now):
-                raise UndoFailed(f"{now} is no longer there")
-            if os.path.lexists(before):
-                raise UndoFailed(f"something new is at {before}; nothing was replaced")
-            resolve_inside(str(before.parent), roots)
-        for now, before in pairs:
-            shutil.move(now, before)
-        self.library.refresh({p for pair in pairs for p in pair})
-        return f"moved {len(pairs)} item(s) back"
+        """Put moved or renamed items back; refuses if something new took their place.
 
-    @tool(
-        effect="write",
-        scope="path",
-        preview=preview_create_folder,
-        keywords=("create", "new", "make", "mkdir"),
-        undo="remove_created_folder",
-    )
-    def create_folder(self, path: str) -> Created:
-        """Create a new, empty folder.
-
-        Args:
-            path: Full path of the folder to create; its parent must exist.
+        An item that never moved (its batch stopped before it) is left where it is.
         """
-        target = resolve_inside(path, self.library.roots(), must_exist=False)
-        check_new_name(target.name)
-        _check_free([target])
-        target.mkdir()
-        self.library.refresh({target})
-        return Created(created=str(target))
-
-    def remove_created_folder(self, arguments: Mapping[str, Any], result: Created) -> str:
-        """Remove the folder again, but only while it is still empty."""
-        folder = Path(result.created)
-        if any(folder.iterdir()):
-            raise UndoFailed(f"{folder} is not empty any more; it was left in place")
-        folder.rmdir()
-        self.library.refresh({folder})
-        return f"removed the empty folder {folder}"
-
-    @tool(
-        effect="write",
-        scope="path",
-        preview=preview_write,
-        keywords=("write", "save", "create", "note"),
-        undo="unwrite",
-    )
-    def write_text(self, path: str, text: str, overwrite: bool = False) -> Written:
-        """Write text to a new file.
-
-        Args:
-            path: Full path of the file to write.
-            text: The text to write.
-            overwrite: Replace the file if it exists (only if the user allows overwriting).
-        """
-        target = resolve_inside(path, self.library.roots(), must_exist=False)
-        check_new_name(target.name)
-        if len(text) > WRITE_LIMIT:
-            raise FilesError(f"the text is over {WRITE_LIMIT} characters")
-        backup = _backup_for_overwrite(target, overwrite, self.library)
-        _write_new(target, text.encode("utf-8"), replace=backup is not None)
-        self.library.refresh({target})
-        digest = hashlib.sha256(target.read_bytes()).hexdigest()
-        return Written(written=str(target), sha256=digest, backup=backup)
-
-    def unwrite(self, arguments: Mapping[str, Any], result: Written) -> str:
-        """Put the replaced text back, or trash the new file, unless it changed since."""
-        target = Path(result.written)
-        if not target.is_file():
-            raise UndoFailed(f"{target} is no longer there")
-        if hashlib.sha256(target.read_bytes()).hexdigest() != result.sha256:
-            raise UndoFailed(f"{target} was changed since Hearth wrote it; it was left as it is")
-        if result.backup:
-            Path(result.backup).replace(target)
-            summary = f"put back the previous text of {target}"
-        else:
-            restore_point = move_to_trash(target)
-            summary = f"moved {target} to the trash ({restore_point.trash_file or 'OS trash'})"
-        self.library.refresh({target})
-        return summary
+        grants = self.library.grants()
+        failed = [(m["from"], m["to"]) for m in result.not_moved]
+        items = [m for m in result.moved if (m["from"], m["to"]) not in failed]
+        try:
+            pairs = [(locate(m["to"], grants), locate(m["from"], grants)) for m in items]
+            back = [(now, before) for now, before in pairs if _moved_away(now, before)]
+            for now, before in reversed(back):
+                with parent_of(before) as folder:
+                    _move_into(now, folder, before, undoing=True)
+        except FilesError as error:
+            raise UndoFailed(str(error)) from None
+        self.library.refresh({spot.path for pair in pairs for spot in pair})
+        never = len(result.moved) - len(back)
+        left = f"; {never} never moved, so left where they are" if never else ""
+        return f"moved {len(back)} item(s) back{left}"
 
     @tool(
         effect="write",
@@ -188,56 +143,96 @@ class WritingTools:
         Args:
             paths: Full paths of the files or folders to trash.
         """
-        roots = self.library.roots()
-        items = [resolve_inside(path, roots) for path in paths]
+        grants = self.library.grants()
+        items = [locate(path, grants) for path in paths]
         if not items:
             raise FilesError("name at least one file to trash")
-        trashed = [move_to_trash(item) for item in items]
-        self.library.refresh(set(items))
+        for item in items:
+            refuse_root(item)
+            with parent_of(item) as folder:
+                entry_at(folder, item)
+        trashed: list[TrashedItem] = []
+        try:
+            for item in items:
+                with parent_of(item) as folder:
+                    entry_at(folder, item)
+                    trashed.append(move_to_trash(folder, item, journal_step))
+        except FilesError as error:
+            raise _stopped(error, [t.original for t in trashed], len(items), "trashed") from None
+        finally:
+            self.library.refresh({item.path for item in items})
         return Trashed(trashed=trashed)
 
     def restore_trashed(self, arguments: Mapping[str, Any], result: Trashed) -> str:
-        """Take the items back out of the trash to where they were."""
-        restored = [restore(item) for item in result.trashed]
-        self.library.refresh({Path(item.original) for item in result.trashed})
-        return "; ".join(restored)
+        """Take the items back out of the trash to where they were.
+
+        Refuses before anything moves if one cannot go back; an item that never reached the
+        trash (its batch stopped before it) is left where it is.
+        """
+        grants = self.library.grants()
+        items = [item for item in result.trashed if item not in result.not_trashed]
+        for item in items:
+            restore(item, grants, check_only=True)
+        done = [
+            f"restored {item.original}" if restore(item, grants) else f"left {item.original}"
+            for item in items
+        ]
+        self.library.refresh({locate(item.original, grants).path for item in items})
+        return "; ".join(done) or "nothing had reached the trash"
 
 
-def _check_free(targets: list[Path]) -> None:
-    taken = [str(t) for t in targets if os.path.lexists(t)]
+def _stopped(error: FilesError, done: list[str], total: int, verb: str) -> FilesError:
+    """`error`, saying which items were already done when a batch stopped part-way."""
+    if not done:
+        return error
+    listed = ", ".join(done)
+    return type(error)(f"{error}. {len(done)} of {total} items were {verb} before that: {listed}")
+
+
+def _refuse_taken(folder: int, targets: list[Spot], *, undoing: bool = False) -> None:
+    """Refuse before anything moves when a target name is taken (the move re-checks)."""
+    taken = [shown(str(t.path)) for t in targets if stat_at(folder, t.name) is not None]
+    if taken and undoing:
+        raise UndoFailed(f"something new is at {', '.join(taken)}; nothing was replaced")
     if taken:
         raise FilesError(f"already exists, nothing was replaced: {', '.join(taken)}")
-    if len(set(targets)) != len(targets):
-        raise FilesError("two of the items have the same name; move them separately")
 
 
-def _write_new(target: Path, data: bytes, *, replace: bool) -> None:
-    # O_EXCL and O_NOFOLLOW: never write through a link or onto a file that appeared meanwhile.
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.hearth-tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(temporary if replace else target, flags, 0o644)
-    with os.fdopen(descriptor, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fsync(file.fileno())
-    if replace:
-        temporary.replace(target)
+def _journaled_move(item: Spot, target_folder: int, target: Spot) -> Move:
+    """Journal the move of `item` to `target`, then make it; a move that fails is journaled too."""
+    step: Move = {"from": shown(str(item.path)), "to": shown(str(target.path))}
+    journal_step("moved", step)
+    try:
+        _move_into(item, target_folder, target)
+    except FilesError:
+        journal_step("not_moved", step)
+        raise
+    return step
 
 
-def _backup_for_overwrite(target: Path, overwrite: bool, library: FileLibrary) -> str | None:
-    if not os.path.lexists(target):
-        return None
-    if not overwrite:
-        raise FilesError(f"{target} already exists; nothing was written")
-    if not library.settings().allow_overwrite:
-        raise FilesError(
-            f"{target} already exists, and replacing files is turned off in the files "
-            "connector's settings; nothing was written"
-        )
-    if not target.is_file():
-        raise FilesError(f"{target} is not a file")
-    backups = data_dir() / "files-undo"
-    backups.mkdir(parents=True, exist_ok=True)
-    backup = backups / f"{uuid.uuid4().hex}-{target.name}"
-    shutil.copy2(target, backup)
-    return str(backup)
+def _moved_away(now: Spot, before: Spot) -> bool:
+    """Whether undo must move `now` back to `before`; False if it never left. Refuses the rest."""
+    with parent_of(now) as folder:
+        there = stat_at(folder, now.name) is not None
+    with parent_of(before) as folder:
+        here = stat_at(folder, before.name) is not None
+    if here and there:
+        raise UndoFailed(f"something new is at {shown(str(before.path))}; nothing was replaced")
+    if not (here or there):
+        raise UndoFailed(f"{shown(str(now.path))} is no longer there")
+    return there
+
+
+def _move_into(item: Spot, target_folder: int, target: Spot, *, undoing: bool = False) -> None:
+    """Move `item` to `target.name` in the held `target_folder`, never replacing anything."""
+    with parent_of(item) as folder:
+        entry_at(folder, item)
+        try:
+            move_entry(folder, item.name, target_folder, target.name)
+        except FileExistsError:
+            _refuse_taken(target_folder, [target], undoing=undoing)
+            raise FilesError(
+                f"already exists, nothing was replaced: {shown(str(target.path))}"
+            ) from None
+        except OSError as error:
+            raise refusal(item.path, error, folder) from None

@@ -1,7 +1,9 @@
-"""A real granted folder with real files, a library indexing it, and its tools by name."""
+"""A real granted folder with real files, a library indexing it, its tools by name, and a
+granted folder on another filesystem."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,8 @@ from pydantic_core import to_jsonable_python
 from hearth import Tool
 from hearth.connectors.files import FileLibrary, FilesConnector
 from tests.connectors.files.samples import make_docx, make_pdf
+
+SHM = Path("/dev/shm")
 
 
 @pytest.fixture
@@ -32,6 +36,22 @@ def connector(documents: Path) -> Iterator[FilesConnector]:
     files.grant(documents)
     yield files
     files.close()
+
+
+@pytest.fixture
+def other_drive(documents: Path, connector: FilesConnector) -> Iterator[Path]:
+    """A granted folder on another filesystem (tmpfs), when this machine has one."""
+    if not SHM.is_dir() or SHM.stat().st_dev == documents.stat().st_dev:
+        pytest.skip("needs /dev/shm on a filesystem of its own")
+    with tempfile.TemporaryDirectory(dir=SHM) as folder:
+        drive = Path(folder) / "Drive"
+        drive.mkdir()
+        connector.grant(drive)
+        yield drive
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob(".hearth-*"))
 
 
 @pytest.fixture

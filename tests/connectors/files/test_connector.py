@@ -38,7 +38,7 @@ def test_its_tools_share_the_connectors_consent_metadata(connector: FilesConnect
         "files.search": "folder",
         "files.list": "folder",
         "files.read": "path",
-        "files.move": "sources",
+        "files.move": ("sources", "destination"),
         "files.rename": "path",
         "files.create_folder": "path",
         "files.write_text": "path",

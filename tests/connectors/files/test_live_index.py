@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from hearth import IndexStatus
 from hearth.connectors.files import FileLibrary
 from hearth.connectors.files.index import Query
+from hearth.connectors.files.watch import FolderWatcher
 from tests.conftest import require
 
 SETTLE_SECONDS = 10.0
@@ -152,3 +154,35 @@ def test_out_of_inotify_falls_back_to_polling_and_converges(
     assert report["state"] == "polling"
     assert any("checks it for changes every" in w for w in report["warnings"])
     assert report["found"], report
+
+
+def test_the_polling_indexer_never_indexes_through_a_link(
+    library: FileLibrary, documents: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forced polling: a folder linked in, and a subfolder swapped for a link, stay unseen."""
+
+    def no_inotify(self: FolderWatcher) -> None:
+        raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+    monkeypatch.setattr(FolderWatcher, "_live_observer", no_inotify)
+    outside = tmp_path / "outside"
+    (outside / "deeper").mkdir(parents=True)
+    (outside / "secret.txt").write_text("the wombat password")
+    (outside / "deeper" / "more.txt").write_text("wombat bank details")
+    library.start()
+    assert library.wait_idle(60)
+    assert library.status().state == "polling"
+    (documents / "linked").symlink_to(outside)
+    (documents / "projects").rename(tmp_path / "projects-was")
+    (documents / "projects").symlink_to(outside)
+    (documents / "first.txt").write_text("numbat")
+    eventually(lambda: names(library, "numbat") == {"first.txt"})
+    # Changes inside the linked folders only: no event for a folder Hearth would rescan whole.
+    time.sleep(1.5)
+    (outside / "secret.txt").write_text("the wombat password, changed")
+    (outside / "deeper" / "more.txt").write_text("wombat bank details, changed")
+    (documents / "notes.txt").write_text("dingo")
+    eventually(lambda: names(library, "dingo") == {"notes.txt"})
+    assert library.wait_idle(10)
+    assert names(library, "wombat") == set()
+    assert names(library, "heron") == set()  # what projects held left with it

@@ -135,3 +135,26 @@ def test_hearth_undo_command(run: Callable[..., Assistant], documents: Path) -> 
     assert "Undone: Move 1 item" in result.output
     assert (documents / "notes.txt").exists()
     assert "Nothing to undo" in runner.invoke(cli, ["undo"]).output
+
+
+def test_undo_of_trash_into_a_folder_swapped_for_a_link_or_revoked_is_refused(
+    connector: FilesConnector, documents: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    [trash] = [tool for tool in connector.tools if tool.name == "files.trash"]
+    trashed = trash.invoke({"paths": [str(documents / "projects" / "plan.md")]})
+    (documents / "projects").rename(tmp_path / "projects-was")
+    (documents / "projects").symlink_to(outside)
+    with pytest.raises(UndoFailed, match="symbolic link"):
+        connector.restore_trashed({}, trashed)
+    assert not any(outside.iterdir())
+    (documents / "projects").unlink()
+    (tmp_path / "projects-was").rename(documents / "projects")
+    connector.revoke(documents)
+    with pytest.raises(UndoFailed, match="outside the folders you granted"):
+        connector.restore_trashed({}, trashed)
+    assert not (documents / "projects" / "plan.md").exists()
+    connector.grant(documents)
+    connector.restore_trashed({}, trashed)
+    assert (documents / "projects" / "plan.md").read_text().startswith("# Plan")
