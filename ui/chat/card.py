@@ -30,6 +30,7 @@ from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
 VALUE_CHARS = 300
 OUTCOME_WORDS = {
     "executed": "Done",
+    "partial": "Partly done",
     "failed": "Failed",
     "denied": "Not run",
     "invalid": "Not run",

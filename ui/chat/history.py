@@ -21,7 +21,7 @@ from hearth.ui.chat.entries import (
 from hearth.ui.chat.presenter import short_result
 
 # Refused before any rule was read: the call itself was not valid.
-_NOT_VALID = (Reason.UNKNOWN_TOOL, Reason.INVALID_ARGUMENTS)
+_NOT_VALID = (Reason.UNKNOWN_TOOL, Reason.NOT_OFFERED, Reason.MALFORMED, Reason.INVALID_ARGUMENTS)
 
 
 def history_entries(stored: StoredConversation) -> list[TranscriptEntry]:
@@ -70,6 +70,6 @@ def _apply_audit(card: ToolCardEntry, rows: Sequence[AuditEntry]) -> None:
         card.outcome = "invalid"
     elif last.outcome != "proposed":
         card.outcome = last.outcome
-    if last.outcome in ("executed", "failed") and last.result_summary:
+    if last.outcome in ("executed", "failed", "partial", "unknown") and last.result_summary:
         card.result = short_result(last.result_summary)
     card.duration_ms = float(last.duration_ms or 0)

@@ -25,9 +25,15 @@ OUTCOME_WORDS = {
     "denied": "Denied",
     "executed": "Done",
     "failed": "Failed",
+    "partial": "Partly done",
     "unknown": "Interrupted",
 }
-_OUTCOME_TONES: dict[str, Tone] = {"denied": "bad", "failed": "bad", "unknown": "warn"}
+_OUTCOME_TONES: dict[str, Tone] = {
+    "denied": "bad",
+    "failed": "bad",
+    "partial": "warn",
+    "unknown": "warn",
+}
 _CELL_CHARS = 200
 
 

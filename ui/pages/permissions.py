@@ -78,6 +78,13 @@ class PermissionsPage(QWidget):
             "What Hearth may do without asking you. Changes apply to the very next tool call; "
             "anything without a rule is asked about first.",
         )
+        layout.addWidget(
+            explanation(
+                "Once Hearth has read a file, an email or other outside content in a "
+                "conversation, it asks before every change, whatever these rules say; only "
+                "rules marked “⚠ even after untrusted content” still allow without asking."
+            )
+        )
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty_note)
         buttons = QHBoxLayout()

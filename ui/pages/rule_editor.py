@@ -1,13 +1,15 @@
-"""The dialog that changes one rule's decision, scope or duration."""
+"""The dialog that changes one rule's decision, scope, duration and untrusted-content flag."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QVBoxLayout,
     QWidget,
@@ -17,7 +19,7 @@ from hearth.consent import Rule
 from hearth.consent.changes import RuleChange
 from hearth.ruling import DURATION_WORDS, Duration
 from hearth.tools import Tool
-from hearth.ui.pages.chrome import explanation
+from hearth.ui.pages.chrome import explanation, set_tone
 
 DECISIONS = (("allow", "Allow without asking"), ("ask", "Ask me first"), ("deny", "Never allow"))
 DURATIONS: tuple[Duration, ...] = ("always", "hour", "once")
@@ -32,6 +34,13 @@ _SCOPE_HINTS = {
     "calendar": "A calendar name; empty means any calendar",
     "setting": "A setting, optionally with a range like volume:0-50; empty means any",
 }
+UNTRUSTED_CHOICE = "Even after reading untrusted content"
+UNTRUSTED_WARNING_TEXT = (
+    "⚠ Normally, once Hearth has read a file, an email or other outside content in a "
+    "conversation, it asks before every change, because that content could carry someone "
+    "else's instructions. With this on, this rule allows the call anyway. Use it only for "
+    "actions you would accept on a stranger's say-so."
+)
 
 
 class RuleEditor(QDialog):
@@ -40,23 +49,34 @@ class RuleEditor(QDialog):
     def __init__(self, rule: Rule, tool: Tool | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit permission")
-        self.setMinimumWidth(460)
         self.rule = rule
         self.decision = _combo(DECISIONS, rule.decision)
         self.scope = QLineEdit(rule.scope or "")
+        self.scope.setMinimumWidth(360)  # the layout sets the dialog's minimum size from this
         self.duration = _combo(self._durations(), rule.duration)
+        self.after_untrusted = QCheckBox(UNTRUSTED_CHOICE)
+        self.after_untrusted.setChecked(rule.after_untrusted)
+        self.untrusted_warning = explanation(UNTRUSTED_WARNING_TEXT)
+        set_tone(self.untrusted_warning, "warn")
         form = QFormLayout()
         form.addRow("Tool:", QLabel(rule.tool))
         form.addRow("Decision:", self.decision)
         form.addRow("Scope:", self.scope)
         form.addRow("Lasts:", self.duration)
+        form.addRow("", self.after_untrusted)
+        form.addRow("", self.untrusted_warning)
         self._describe_scope(tool)
+        self.decision.currentIndexChanged.connect(self._sync_untrusted)
+        self.after_untrusted.toggled.connect(self._sync_untrusted)
+        self._sync_untrusted()
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        # The wrapped warning's height depends on the width; let the dialog grow to show it.
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.addLayout(form)
         layout.addWidget(explanation("The change applies to the next tool call."))
         layout.addWidget(buttons)
@@ -66,7 +86,17 @@ class RuleEditor(QDialog):
             decision=self.decision.currentData(),
             scope=self.scope.text().strip() or None,
             duration=self.duration.currentData(),
+            after_untrusted=self.after_untrusted.isEnabled() and self.after_untrusted.isChecked(),
         )
+
+    def _sync_untrusted(self, *_: object) -> None:
+        """Only an allow rule can hold the flag; the warning shows whenever it is on."""
+        allows = self.decision.currentData() == "allow"
+        self.after_untrusted.setEnabled(allows)
+        self.untrusted_warning.setVisible(allows and self.after_untrusted.isChecked())
+        if self.layout() is not None:
+            self.layout().activate()
+            self.adjustSize()
 
     def _durations(self) -> tuple[tuple[str, str], ...]:
         durations = DURATIONS if self.rule.conversation_id is None else (*DURATIONS, "conversation")

@@ -1,4 +1,8 @@
-"""Consent rules as a table: what each allows or denies, where, until when, last used when."""
+"""Consent rules as a table: what each allows or denies, where, until when, last used when.
+
+A rule that keeps allowing after the conversation read untrusted content says so in its
+Decision cell, with a warning, in the warning colour.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont, QPalette
 
-from hearth.consent import Rule
+from hearth.consent import UNTRUSTED_WARNING, Rule
 from hearth.tools import Tool
 from hearth.ui.pages.chrome import Tone, muted_color, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
@@ -21,6 +25,7 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 _DECISION_WORDS = {"allow": "Allow", "ask": "Ask first", "deny": "Deny"}
 _DECISION_TONES: dict[str, Tone] = {"allow": "good", "ask": "warn", "deny": "bad"}
+UNTRUSTED_DECISION = "Allow ⚠ even after untrusted content"
 
 
 class RuleTableModel(ColumnsTableModel):
@@ -82,7 +87,7 @@ class RuleTableModel(ColumnsTableModel):
         if column == EFFECT:
             return self.effect(rule)
         if column == DECISION:
-            return _DECISION_WORDS[rule.decision]
+            return UNTRUSTED_DECISION if rule.after_untrusted else _DECISION_WORDS[rule.decision]
         if column == SCOPE:
             return rule.scope or "Anything"
         if column == EXPIRES:
@@ -126,13 +131,19 @@ class RuleTableModel(ColumnsTableModel):
             lines.append(f"Expires {local_time(rule.expires_at)}")
         if rule.source != "user":
             lines.append(f"Added by {rule.source}")
+        if rule.after_untrusted:
+            lines.append(
+                f"{UNTRUSTED_WARNING.capitalize()}: it runs without asking even after Hearth read "
+                "a file, an email or other content that could carry someone else's instructions"
+            )
         return "\n".join(lines)
 
     def _foreground(self, rule: Rule, column: int) -> Any:
         if not self.is_active(rule):
             return muted_color(self._palette)
         if column == DECISION:
-            return tone_color(self._palette, _DECISION_TONES[rule.decision])
+            tone = "warn" if rule.after_untrusted else _DECISION_TONES[rule.decision]
+            return tone_color(self._palette, tone)
         if column == SCOPE and rule.scope is None:
             return muted_color(self._palette)
         return None

@@ -131,6 +131,8 @@ def test_allow_for_grants_the_chosen_scope_and_the_next_call_shows_the_rule(
     script += [
         Reply(calls=[("volume_set", {"setting": "volume", "level": 30})]),
         Reply(text="Volume set."),
+        Reply(calls=[("volume_set", {"setting": "volume", "level": 50})]),
+        Reply(text="Left as it was."),
         Reply(calls=[("volume_set", {"setting": "volume", "level": 80})]),
         Reply(text="Louder now."),
     ]
@@ -147,17 +149,27 @@ def test_allow_for_grants_the_chosen_scope_and_the_next_call_shows_the_rule(
         "volume:30-30",
         "volume",
     ]
+    hour = next(b for b in dialog.durations.buttons() if b.property("duration") == "hour")
+    hour.setChecked(True)
     dialog.scope.setCurrentIndex(1)
-    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # the default answer is the narrow one
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
     harness.wait_for_turn_end()
 
     (rule,) = harness.assistant.permissions.rules()
-    assert (rule.tool, rule.scope, rule.duration) == ("volume_set", "volume", "conversation")
+    assert (rule.tool, rule.scope, rule.duration) == ("volume_set", "volume", "hour")
     granted = next(r for r in harness.assistant.activity() if r.call_id == card.entry.call_id)
     assert (granted.ruling.reason, granted.ruling.rule_id) == (Reason.ALLOWED_FOR, rule.id)
-    assert card.answer_note.text() == "You allowed it for this conversation on volume."
+    assert card.answer_note.text() == "You allowed it for 1 hour on volume."
     assert harness.desk.volume == 30
 
+    # The tool's reply is now in this conversation, so the rule of two asks, naming it.
+    again = harness.send_and_wait_for_card("Now set the volume to 50")
+    assert "has read untrusted content (reply from volume_set of volume)" in (again.why.text())
+    qtbot.mouseClick(again.deny, LEFT)
+    harness.wait_for_turn_end()
+    assert harness.desk.volume == 30
+
+    harness.controller.new_conversation()
     harness.type_and_send("Louder, 80 please")
     harness.wait_for_turn_end()
     auto = harness.cards()[-1]
@@ -191,12 +203,14 @@ def test_a_tainted_argument_is_flagged_with_its_source(
     second = harness.card(asked.args[0])
 
     assert second.taint.isVisible()
-    assert "'evil@attacker.example' came from notes_read result" in second.taint.text()
+    read = "notes_read with title 'boss'"
+    assert f"recipient 'evil@attacker.example' came from {read}" in second.taint.text()
+    assert f"has read untrusted content ({read})" in second.why.text()
     qtbot.mouseClick(second.deny, LEFT)
     harness.wait_for_turn_end()
     assert harness.desk.sent == []
     rows = harness.assistant.audit.entries(call_id=asked.args[0])
-    assert rows[0].taint and rows[0].taint[0].source == "notes_read result"
+    assert rows[0].taint and rows[0].taint[0].source == read
 
 
 def test_undo_reverts_what_a_card_ran(harness: Harness, script: list[Reply], qtbot: Any) -> None:
