@@ -14,8 +14,7 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     # Installed third-party plugins must never load in tests.
     os.environ["HEARTH_DISABLE_PLUGINS"] = "1"
-    # Files trashed by tests go to a trash of their own, not the user's (send2trash reads
-    # XDG_DATA_HOME once, when it is first imported, which is after this).
+    # Files trashed by tests go to a trash of their own, not the user's.
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="hearth-test-xdg-")
 
 
