@@ -94,8 +94,9 @@ class RuleEditor(QDialog):
         allows = self.decision.currentData() == "allow"
         self.after_untrusted.setEnabled(allows)
         self.untrusted_warning.setVisible(allows and self.after_untrusted.isChecked())
-        if self.layout() is not None:
-            self.layout().activate()
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
             self.adjustSize()
 
     def _durations(self) -> tuple[tuple[str, str], ...]:
