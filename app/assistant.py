@@ -102,12 +102,14 @@ class Assistant:
         if conversation_id is None:
             conversation_id = self.conversations.create(title)
         history = self.conversations.messages(conversation_id)
+        config = config or AgentConfig()
         executor = Executor(
             self.tools,
             self.gate,
             self.audit,
             self.intents,
             interactive=interactive,
+            consent_timeout=config.consent_timeout_s,
             undo_log=self.undo_log,
         )
         # The session restores the conversation's taint from its history, item by item.

@@ -47,6 +47,8 @@ class Reason(StrEnum):
     NOT_OFFERED = "not-offered"
     MALFORMED = "malformed"
     INVALID_ARGUMENTS = "invalid-arguments"
+    CANNOT_RUN = "cannot-run"
+    GRANT_FAILED = "grant-failed"
     HEADLESS = "headless"
     NO_ANSWER = "no-answer"
     ALLOWED_ONCE = "allowed-once"

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,7 @@ from hearth.agent.steps import (
     EditArguments,
     Step,
 )
-from hearth.consent import ConsentGate, Verdict
+from hearth.consent import ConsentError, ConsentGate, Verdict
 from hearth.messages import CancelToken, ToolCall
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.tools import Tool, ToolArgumentsError
@@ -62,18 +61,22 @@ class Asker:
         if not self.interactive:
             wording = HEADLESS_UNTRUSTED if verdict.cause in _UNTRUSTED else HEADLESS
             return Decided(fail_closed(Reason.HEADLESS, wording))
-        request = ConsentRequest.build(call, tool, arguments, verdict)
+        request = ConsentRequest.build(call, tool, arguments, verdict, timeout_s=self.timeout)
         yield ConsentAsked(request)
         answer = self._wait(request, cancel)
         return self._apply(answer, tool, arguments, conversation_id)
 
     def _wait(self, request: ConsentRequest, cancel: CancelToken) -> Answer | None:
-        deadline = time.monotonic() + self.timeout
-        while time.monotonic() < deadline and not cancel.cancelled:
-            answer = request.wait(min(0.25, max(0.0, deadline - time.monotonic())))
+        """The answer, polling the request's own countdown (which a card may pause)."""
+        while not cancel.cancelled:
+            remaining = request.remaining()
+            if remaining <= 0 and not request.paused:
+                return request.wait(0)
+            answer = request.wait(min(0.25, remaining) if remaining > 0 else 0.25)
             if answer is not None:
                 return answer
-        return None
+        # Cancelled: an answer given just before the cancel still counts.
+        return request.wait(0)
 
     def _apply(
         self,
@@ -94,9 +97,13 @@ class Asker:
                 return Decided(_by_user(False, Reason.EDIT_INVALID, wording))
             return Decided(_by_user(True, Reason.EDITED, answer.describe()), edited)
         if isinstance(answer, AllowFor):
-            rule = self.gate.grant(
-                tool, arguments, answer.duration, conversation_id, scope=answer.scope
-            )
+            try:
+                rule = self.gate.grant(
+                    tool, arguments, answer.duration, conversation_id, scope=answer.scope
+                )
+            except ConsentError as error:
+                wording = f"the permission could not be saved, so the call did not run: {error}"
+                return Decided(fail_closed(Reason.GRANT_FAILED, wording))
             ruling = Ruling(
                 True, Decider.USER, Reason.ALLOWED_FOR, answer.describe(), rule.id, rule.describe()
             )

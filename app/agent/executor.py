@@ -1,6 +1,7 @@
 """The only path from a proposed call to a tool's implementation.
 
-For each call: validate the arguments, ask the consent gate, ask the user when the gate says
+For each call: validate the arguments, run the tool's `check` (a call that cannot run is
+refused before anyone is asked), ask the consent gate, ask the user when the gate says
 so, write the decision to the audit log, record a side-effect intent, run, record the outcome.
 A `ToolFailure` (or an OSError: a full disk, a server that is down) is the world answering, so
 the model reads it as an observation; any other exception is a bug in Hearth or a plugin: the
@@ -77,6 +78,8 @@ class Executor:
         yield ToolProposed(call, tool, preview)
         key = None if conversation_id is None else str(conversation_id)
         taint: tuple[TaintNote, ...] = ()
+        if refused is None and tool is not None and arguments is not None:
+            refused = _cannot_run(tool, arguments)
         if refused is not None or tool is None or arguments is None:
             decided = Decided(refused or fail_closed(Reason.UNKNOWN_TOOL, call.name))
         else:
@@ -98,7 +101,15 @@ class Executor:
                 ran = self._run(call, tool, decided, conversation_id)
             except ToolCrashed as crash:
                 # The card shows the failure; the turn then ends, so the model never reads it.
-                yield ToolRan(call, "failed", "", decided.ruling, result=str(crash))
+                crashed = ToolRan(
+                    call,
+                    "failed",
+                    "",
+                    decided.ruling,
+                    result=str(crash),
+                    arguments=decided.arguments,
+                )
+                yield crashed
                 raise
         yield ran
         return ran
@@ -144,7 +155,14 @@ class Executor:
             elapsed = (time.perf_counter() - started) * 1000
             undoable = outcome == "partial" and journal.entry is not None
             return ToolRan(
-                call, outcome, observation, decided.ruling, elapsed, undoable, result=text
+                call,
+                outcome,
+                observation,
+                decided.ruling,
+                elapsed,
+                undoable,
+                result=text,
+                arguments=arguments,
             )
         except Exception as error:
             crash = ToolCrashed(tool.name, error)
@@ -163,7 +181,14 @@ class Executor:
         observation = self.taint.fence(text, tool.source(arguments))
         undoable = journal.entry is not None
         return ToolRan(
-            call, "executed", observation, decided.ruling, elapsed, undoable, result=text
+            call,
+            "executed",
+            observation,
+            decided.ruling,
+            elapsed,
+            undoable,
+            result=text,
+            arguments=arguments,
         )
 
     def _journal(
@@ -199,12 +224,24 @@ class Executor:
             call_id=call.id,
             tool=call.name,
             arguments=call.arguments if decided.arguments is None else decided.arguments,
+            proposed_arguments=call.arguments,
             ruling=ruling,
             outcome="proposed" if ruling.allowed else "denied",
             conversation_id=conversation_id,
             taint=taint,
             result_summary=ruling.wording,
         )
+
+
+def _cannot_run(tool: Tool, arguments: dict[str, Any]) -> Ruling | None:
+    """The refusal of a call its tool's `check` says cannot run, so no one is asked about it."""
+    if tool.check is None:
+        return None
+    try:
+        tool.check(arguments)
+    except (ToolFailure, OSError) as error:
+        return fail_closed(Reason.CANNOT_RUN, f"this call cannot run: {_world_error(error)}")
+    return None
 
 
 def _by_rule(verdict: Verdict) -> Ruling:

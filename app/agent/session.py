@@ -17,7 +17,15 @@ from typing import Literal
 
 from hearth.agent.executor import Executor
 from hearth.agent.selection import select_tools
-from hearth.agent.steps import Step, ToolRan, TurnDone, TurnFailed, TurnStats
+from hearth.agent.steps import (
+    DEFAULT_TIMEOUT_S,
+    CallMalformed,
+    Step,
+    ToolRan,
+    TurnDone,
+    TurnFailed,
+    TurnStats,
+)
 from hearth.consent import TaintTracker, fenced_source, unfence
 from hearth.errors import HearthError, ToolCrashed
 from hearth.generation import (
@@ -45,6 +53,7 @@ class AgentConfig:
     max_steps: int = 6
     tool_limit: int = 6
     repeat_limit: int = 3
+    consent_timeout_s: float = DEFAULT_TIMEOUT_S
     settings: GenerationSettings = field(default_factory=GenerationSettings)
 
 
@@ -124,6 +133,7 @@ class Session:
                 self._remember(Message.tool_result(call, ran.observation))
                 context += f"\n{ran.observation}"
             for failure in malformed:
+                yield CallMalformed(failure.raw, failure.reason)
                 refused = self.executor.refuse_malformed(failure, self.conversation_id)
                 self._remember(Message.tool_result(refused.call, refused.observation))
             if cancel.cancelled:

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hearth.consent import TaintNote, Verdict, describe_taint, scope_suggestions
+from hearth.consent import (
+    TaintNote,
+    Verdict,
+    cannot_scope,
+    describe_taint,
+    scope_suggestions,
+    unscoped_choice,
+)
 from hearth.generation import AnswerDelta, ReasoningDelta
 from hearth.messages import Message, ToolCall
 from hearth.ruling import DURATION_WORDS, Duration, Ruling
 from hearth.tools import Tool
 
 ALLOWED_DURATIONS: tuple[Duration, ...] = ("conversation", "hour", "always")
+DEFAULT_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +79,10 @@ class ConsentRequest:
 
     Front ends render these fields as they are; answered from any thread. `durations` lists the
     lengths "Allow for…" may offer, least lasting first, so a default never means "always".
+    `scopes` are the patterns "Allow for…" may name; `unscoped` (set when the call names no
+    resource) words the grant `AllowFor(duration, scope=None)` makes; `no_grant` says why no
+    "Allow for…" can cover the call, before the user picks one. `timeout_s` starts counting at
+    once; `pause()` stops it while the user edits.
     """
 
     def __init__(
@@ -81,7 +94,10 @@ class ConsentRequest:
         preview: str | None,
         scopes: tuple[str, ...] = (),
         taint: tuple[TaintLine, ...] = (),
+        unscoped: str | None = None,
+        no_grant: str = "",
         durations: tuple[Duration, ...] = ALLOWED_DURATIONS,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.call = call
         self.tool = tool
@@ -90,12 +106,25 @@ class ConsentRequest:
         self.scopes = scopes
         self.taint = taint
         self.durations = durations
+        self.unscoped = unscoped
+        self.no_grant = no_grant
+        self.timeout_s = timeout_s
         self._answered = threading.Event()
         self._answer: Answer | None = None
+        self._clock = threading.Lock()
+        self._started = time.monotonic()
+        self._paused_at: float | None = None
+        self._paused_for = 0.0
 
     @classmethod
     def build(
-        cls, call: ToolCall, tool: Tool, arguments: Mapping[str, Any], verdict: Verdict
+        cls,
+        call: ToolCall,
+        tool: Tool,
+        arguments: Mapping[str, Any],
+        verdict: Verdict,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> ConsentRequest:
         """The question a card shows about this call, every sentence already written."""
         return cls(
@@ -105,7 +134,32 @@ class ConsentRequest:
             preview=tool.preview_text(arguments),
             scopes=tuple(scope_suggestions(tool, arguments)),
             taint=tuple(TaintLine(note, describe_taint(tool, note)) for note in verdict.taint),
+            unscoped=unscoped_choice(tool, arguments),
+            no_grant=cannot_scope(tool, arguments),
+            timeout_s=timeout_s,
         )
+
+    def remaining(self) -> float:
+        """Seconds left before no answer means deny; paused time does not count."""
+        with self._clock:
+            now = self._paused_at if self._paused_at is not None else time.monotonic()
+            return max(0.0, self.timeout_s - (now - self._started - self._paused_for))
+
+    @property
+    def paused(self) -> bool:
+        return self._paused_at is not None
+
+    def pause(self) -> None:
+        """Stop the countdown, e.g. while the user edits the arguments."""
+        with self._clock:
+            if self._paused_at is None:
+                self._paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        with self._clock:
+            if self._paused_at is not None:
+                self._paused_for += time.monotonic() - self._paused_at
+                self._paused_at = None
 
     @property
     def reason(self) -> str:
@@ -138,6 +192,14 @@ class ToolProposed:
 
 
 @dataclass(frozen=True, slots=True)
+class CallMalformed:
+    """The model tried to call a tool but the call could not be parsed; it is refused."""
+
+    raw: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ConsentAsked:
     request: ConsentRequest
 
@@ -150,7 +212,9 @@ class ToolRan:
     """What happened to a proposed call.
 
     `observation` is what the model reads next (fenced when it holds outside text); `result` is
-    the same text unfenced, for the user; `ruling` says who decided and why.
+    the same text unfenced, for the user; `ruling` says who decided and why. `arguments` are
+    the ones that actually ran (the user's edit, else the validated proposal; None when nothing
+    ran), while `call.arguments` stays what the model proposed.
     """
 
     call: ToolCall
@@ -160,6 +224,7 @@ class ToolRan:
     duration_ms: float = 0.0
     undoable: bool = False
     result: str = ""
+    arguments: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -187,4 +252,13 @@ class TurnFailed:
     error: Exception
 
 
-Step = ReasoningDelta | AnswerDelta | ToolProposed | ConsentAsked | ToolRan | TurnDone | TurnFailed
+Step = (
+    ReasoningDelta
+    | AnswerDelta
+    | ToolProposed
+    | ConsentAsked
+    | CallMalformed
+    | ToolRan
+    | TurnDone
+    | TurnFailed
+)

@@ -17,6 +17,8 @@ from hearth.consent.canonical import safe_text
 from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Duration
 from hearth.tools import Tool
 
+INTERRUPTED = "the user interrupted the question"
+
 
 def show_request(request: ConsentRequest) -> None:
     tool, call = request.tool, request.call
@@ -29,6 +31,8 @@ def show_request(request: ConsentRequest) -> None:
     for line in request.taint:
         click.secho(f"│ ⚠ {_lines(line.sentence)}", fg="yellow")
     click.secho(f"│ why asked: {_lines(request.reason)}", dim=True)
+    if request.no_grant:
+        click.secho(f"│ note: {_lines(request.no_grant)}", dim=True)
     if request.rule_text:
         click.secho(f"│ rule: {_lines(request.rule_text)}", dim=True)
 
@@ -39,7 +43,15 @@ def _lines(text: str) -> str:
 
 
 def ask_terminal(request: ConsentRequest) -> Answer:
-    """Ask on the terminal; anything but a clear choice denies."""
+    """Ask on the terminal; anything but a clear choice denies, and so does Ctrl-C."""
+    try:
+        return _ask(request)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo()
+        return Deny(INTERRUPTED)
+
+
+def _ask(request: ConsentRequest) -> Answer:
     show_request(request)
     choice = (
         click.prompt("└ [o]nce, [f]or…, [e]dit, [d]eny", default="d", show_default=False)
@@ -62,12 +74,17 @@ def _allow_for(request: ConsentRequest) -> Answer:
     duration: Duration | None = keys.get(picked[:1])
     if duration is None:
         return Deny("no duration chosen")
-    if not request.scopes:
+    if request.no_grant:
+        return Deny(request.no_grant)
+    choices: list[tuple[str, str | None]] = [(safe_text(scope), scope) for scope in request.scopes]
+    if request.unscoped:
+        choices.append((request.unscoped, None))
+    if not choices:
         return AllowFor(duration)
-    for number, scope in enumerate(request.scopes, start=1):
-        click.echo(f"  {number}. {scope}")
-    index = click.prompt("  which resource", type=click.IntRange(1, len(request.scopes)), default=1)
-    return AllowFor(duration, scope=request.scopes[index - 1])
+    for number, (label, _pattern) in enumerate(choices, start=1):
+        click.echo(f"  {number}. {label}")
+    index = click.prompt("  which resource", type=click.IntRange(1, len(choices)), default=1)
+    return AllowFor(duration, scope=choices[index - 1][1])
 
 
 def _edit(arguments: dict[str, Any]) -> Answer:

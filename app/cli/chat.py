@@ -3,6 +3,7 @@ call shown and gated before it runs."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -13,7 +14,9 @@ import click
 from hearth.agent import (
     AgentConfig,
     AnswerDelta,
+    CallMalformed,
     ConsentAsked,
+    Deny,
     ReasoningDelta,
     Session,
     ToolProposed,
@@ -22,12 +25,16 @@ from hearth.agent import (
     TurnFailed,
 )
 from hearth.assistant import Assistant
-from hearth.cli.approve import ask_terminal, parse_allow
+from hearth.cli.approve import INTERRUPTED, ask_terminal, parse_allow
 from hearth.cli.worker import stream_on_worker
+from hearth.consent.canonical import safe_text
 from hearth.generation import ChatModel, GenerationSettings
 from hearth.messages import CancelToken
 from hearth.models.loading import load_chat_model
 from hearth.models.lookup import resolve_model
+from hearth.ruling import Reason
+
+SUMMARY_CHARS = 200
 
 model_option = click.option(
     "--model", "model_choice", metavar="ID|FILE", help="Catalog id or path to a .gguf file."
@@ -52,10 +59,15 @@ def load_model(choice: str | None, n_ctx: int) -> ChatModel:
     return load_chat_model(path, n_ctx)
 
 
+def stdin_is_terminal() -> bool:
+    """Whether someone can answer consent questions here (tests stand in for one)."""
+    return sys.stdin.isatty()
+
+
 def open_session(
     assistant: Assistant, allow: Sequence[str], settings: GenerationSettings
 ) -> Session:
-    interactive = sys.stdin.isatty()
+    interactive = stdin_is_terminal()
     session = assistant.session(interactive=interactive, config=AgentConfig(settings=settings))
     tools = {tool.name: tool for tool in assistant.permissions.tools()}
     for text in allow:
@@ -91,15 +103,39 @@ def run_turn(session: Session, text: str, show_stats: bool) -> None:
         elif isinstance(step, ToolProposed):
             click.secho(f"\n→ {step.preview or step.call.name}", fg="cyan")
         elif isinstance(step, ConsentAsked):
-            step.request.answer(ask_terminal(step.request))
+            answer = ask_terminal(step.request)
+            step.request.answer(answer)
+            if isinstance(answer, Deny) and answer.reason == INTERRUPTED:
+                cancel.cancel()  # Ctrl-C: this call is denied and the turn stops
+        elif isinstance(step, CallMalformed):
+            note = f"the model tried to call a tool but the call was not valid: {step.reason}"
+            click.secho(f"\n  {summary(note)}", dim=True)
         elif isinstance(step, ToolRan):
-            colour = "green" if step.outcome == "executed" else "yellow"
-            decided = step.ruling.sentence() or f"decided by {step.ruling.by_whom()}"
-            click.secho(f"  {step.outcome}: {decided}", fg=colour, dim=True)
+            show_ran(step)
         elif isinstance(step, TurnFailed):
             click.secho(f"\nError: {step.error}", fg="red", err=True)
         elif isinstance(step, TurnDone):
             _finish(step, show_stats)
+
+
+def show_ran(ran: ToolRan) -> None:
+    """What became of a call, and its result or error, each on one readable line."""
+    if ran.outcome in ("denied", "invalid"):
+        said = ran.ruling.sentence() or summary(ran.ruling.wording)
+        click.secho(f"  {ran.outcome}: {said}", fg="yellow", dim=True)
+        return
+    colour = "green" if ran.outcome == "executed" else "yellow"
+    decided = ran.ruling.sentence() or f"decided by {ran.ruling.by_whom()}"
+    click.secho(f"  {ran.outcome}: {decided}", fg=colour, dim=True)
+    if ran.ruling.reason is Reason.EDITED and ran.arguments is not None:
+        click.secho(f"  ran with your edit: {summary(json.dumps(ran.arguments))}", dim=True)
+    click.echo(f"  {summary(ran.result)}")
+
+
+def summary(text: str) -> str:
+    """`text` on one safe line, cut to about 200 characters."""
+    line = safe_text(" ".join(text.split()))
+    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
 
 
 def _finish(done: TurnDone, show_stats: bool) -> None:

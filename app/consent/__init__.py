@@ -10,7 +10,13 @@ from hearth.consent.rules import (
     RulePersistence,
     RuleSource,
 )
-from hearth.consent.scopes import exact_scope, scope_matches, scope_suggestions
+from hearth.consent.scopes import (
+    cannot_scope,
+    exact_scope,
+    scope_matches,
+    scope_suggestions,
+    unscoped_choice,
+)
 from hearth.consent.taint import (
     TaintNote,
     TaintTracker,
@@ -34,6 +40,7 @@ __all__ = [
     "TaintNote",
     "TaintTracker",
     "Verdict",
+    "cannot_scope",
     "clean_label",
     "describe_sources",
     "describe_taint",
@@ -43,4 +50,5 @@ __all__ = [
     "scope_matches",
     "scope_suggestions",
     "unfence",
+    "unscoped_choice",
 ]

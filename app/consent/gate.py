@@ -129,6 +129,7 @@ class ConsentGate:
         """Add and return a rule for this call's tool: by default just this call's resources.
 
         `scope` widens it to a pattern (a folder, an @domain, a range) that must cover this call;
+        a call that names no resource (a search of every granted folder) gets a rule with none;
         `any_resource` drops the scope altogether; `after_untrusted` keeps it allowing side
         effects after the conversation read untrusted content.
         """
@@ -224,6 +225,10 @@ def _with_taint(verdict: Verdict, notes: tuple[TaintNote, ...]) -> Verdict:
 def _grant_scope(tool: Tool, arguments: Mapping[str, Any], scope: str | None) -> str | None:
     """The pattern a grant stores: the call's own resource unless a wider one was chosen."""
     if not tool.scope_args:
+        return None
+    if scope is None and tool.scoped_values(arguments) is None:
+        # The call names no resource ("search every granted folder"): the rule has no pattern,
+        # which is what the card offered as "any granted folder".
         return None
     pattern = exact_scope(tool, arguments) if scope is None else scope.strip()
     if pattern:

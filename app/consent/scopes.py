@@ -146,6 +146,33 @@ def setting_matches(pattern: str, name: str, number: object) -> bool:
     return float(parsed.group("lo")) <= number <= float(parsed.group("hi"))
 
 
+_ANY_SCOPE = {
+    "path": "any granted folder",
+    "recipient": "any recipient",
+    "calendar": "any calendar",
+    "setting": "any setting",
+}
+
+
+def unscoped_choice(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
+    """The words for a grant with no pattern, offered when the call names no resource at all."""
+    if not tool.scope_args or tool.scoped_values(arguments) is not None:
+        return None
+    return _ANY_SCOPE.get(tool.scope_kind or "", "any resource")
+
+
+def cannot_scope(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    """Why no "Allow for…" grant can cover this call; empty when one can."""
+    if not tool.scope_args or unscoped_choice(tool, arguments):
+        return ""
+    if scope_suggestions(tool, arguments):
+        return ""
+    return (
+        f"no rule can cover this call: its {tool.scope_kind or 'resource'} is not one a rule "
+        "can name (a full path, a plain address), so it can only be allowed once"
+    )
+
+
 def exact_scope(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
     """The narrowest pattern covering just this call's resource; None if it names none usable."""
     suggestions = scope_suggestions(tool, arguments)

@@ -51,6 +51,7 @@ FIELDS = (
     "result_summary",
     "duration_ms",
     "ruling",
+    "proposed_arguments",
 )
 
 
@@ -76,7 +77,10 @@ class Taint:
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
-    """One audit row: `ruling` is the typed decision; `decided_by` says who, in words."""
+    """One audit row: `ruling` is the typed decision; `decided_by` says who, in words.
+
+    `arguments` are the ones that ran (or would have), `proposed_arguments` the model's own.
+    """
 
     id: int
     at: datetime
@@ -91,6 +95,7 @@ class AuditEntry:
     result_summary: str
     duration_ms: int | None
     ruling: Ruling
+    proposed_arguments: dict[str, Any]
 
     def as_record(self) -> dict[str, Any]:
         """The entry as plain JSON-ready data, for export."""
@@ -120,8 +125,9 @@ class AuditLog:
         taint: Sequence[TaintLike] = (),
         result_summary: str = "",
         duration_ms: int | None = None,
+        proposed_arguments: Mapping[str, Any] | None = None,
     ) -> int:
-        """Write one row, durably, and return its id."""
+        """Write one row, durably, and return its id; the proposal defaults to `arguments`."""
         decision: Decision = "allow" if ruling.allowed else "deny"
         self._check(decision, outcome)
         values = (
@@ -137,10 +143,12 @@ class AuditLog:
             truncate(result_summary),
             duration_ms,
             dumps(ruling.to_dict()),
+            dumps(dict(arguments if proposed_arguments is None else proposed_arguments)),
         )
+        columns, marks = ", ".join(FIELDS[1:]), ", ".join("?" * len(values))
         with self.db.transaction() as conn:
             cursor = conn.execute(
-                f"INSERT INTO audit ({', '.join(FIELDS[1:])}) VALUES ({', '.join('?' * 12)})",
+                f"INSERT INTO audit ({columns}) VALUES ({marks})",
                 values,
             )
         return int(cast(int, cursor.lastrowid))
@@ -198,6 +206,7 @@ class AuditLog:
             call_id=call_id,
             tool=decided.tool,
             arguments=decided.arguments,
+            proposed_arguments=decided.proposed_arguments,
             ruling=decided.ruling,
             outcome=outcome,
             conversation_id=decided.conversation_id,
@@ -254,13 +263,15 @@ def _taint_dict(taint: TaintLike) -> dict[str, str]:
 
 
 def _entry(row: sqlite3.Row) -> AuditEntry:
+    arguments = json.loads(row["arguments"])
+    proposed = row["proposed_arguments"]
     return AuditEntry(
         id=row["id"],
         at=from_stored_time(row["at"]),
         conversation_id=row["conversation_id"],
         call_id=row["call_id"],
         tool=row["tool"],
-        arguments=json.loads(row["arguments"]),
+        arguments=arguments,
         taint=tuple(Taint(**t) for t in json.loads(row["taint"])),
         decision=row["decision"],
         decided_by=row["decided_by"],
@@ -268,6 +279,7 @@ def _entry(row: sqlite3.Row) -> AuditEntry:
         result_summary=row["result_summary"],
         duration_ms=row["duration_ms"],
         ruling=_ruling(row),
+        proposed_arguments=json.loads(proposed) if proposed else arguments,
     )
 
 

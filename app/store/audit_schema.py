@@ -66,4 +66,9 @@ MIGRATIONS = [
         "ALTER TABLE audit_rebuilt RENAME TO audit",
         *_INDEXES_AND_TRIGGERS,
     ],
+    [
+        # What the model proposed, beside `arguments` (what ran, e.g. after the user's edit);
+        # '' on older rows, which kept only one set. Adding a column leaves the triggers alone.
+        "ALTER TABLE audit ADD COLUMN proposed_arguments TEXT NOT NULL DEFAULT ''",
+    ],
 ]

@@ -25,15 +25,17 @@ def tool(
     name: str | None = None,
     keywords: Iterable[str] = (),
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
+    check: Callable[[Mapping[str, Any]], None] | str | None = None,
 ) -> Callable[[Callable[..., Any]], Any]:
     """Decorator form of `make_tool`; on a connector's method it makes a `ToolMethod`.
 
-    On a method, `undo` may name another method of the connector, `(self, arguments, result)`.
+    On a method, `undo` may name another method of the connector, `(self, arguments, result)`,
+    and so may `check`, `(self, arguments)`, which raises `ToolFailure` for a call that cannot run.
     """
 
     def decorate(function: Callable[..., Any]) -> Any:
         options = ToolOptions(
-            effect, scope, scope_kind, range_arg, preview, undo, name, keywords, source_label
+            effect, scope, scope_kind, range_arg, preview, undo, name, keywords, source_label, check
         )
         if _is_method(function):
             return ToolMethod(function, options)
@@ -55,12 +57,15 @@ class ToolOptions:
     name: str | None
     keywords: Iterable[str]
     source_label: Callable[[Mapping[str, Any]], str] | None = None
+    check: Callable[[Mapping[str, Any]], None] | str | None = None
 
     def build(self, function: Callable[..., Any], name: str, **changes: Any) -> Tool:
-        if isinstance(changes.get("undo", self.undo), str):
-            raise ToolDefinitionError(
-                f"tool {name!r}: undo names a method, so the tool must be a connector's method"
-            )
+        for hook in ("undo", "check"):
+            if isinstance(changes.get(hook, getattr(self, hook)), str):
+                raise ToolDefinitionError(
+                    f"tool {name!r}: {hook} names a method, so the tool must be a connector's "
+                    "method"
+                )
         options = {
             "effect": self.effect,
             "scope": self.scope,
@@ -70,6 +75,7 @@ class ToolOptions:
             "undo": self.undo,
             "keywords": self.keywords,
             "source_label": self.source_label,
+            "check": self.check,
             **changes,
         }
         return make_tool(function, name=name, **options)
@@ -113,7 +119,13 @@ class ToolMethod:
             if not callable(method):
                 raise ToolDefinitionError(f"tool {name!r}: undo names no method {undo!r}")
             undo = _typed_undo(method, self.function)
-        return self.options.build(bound, name, scope_kind=scope_kind, undo=undo)
+        check = self.options.check
+        if isinstance(check, str):
+            checker = getattr(instance, check, None)
+            if not callable(checker):
+                raise ToolDefinitionError(f"tool {name!r}: check names no method {check!r}")
+            check = checker
+        return self.options.build(bound, name, scope_kind=scope_kind, undo=undo, check=check)
 
 
 def _is_method(function: Callable[..., Any]) -> bool:

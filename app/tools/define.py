@@ -47,6 +47,7 @@ def make_tool(
     name: str | None = None,
     keywords: Iterable[str] = (),
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
+    check: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> Tool:
     """Build a `Tool` from a typed, documented function; raises `ToolDefinitionError`.
 
@@ -80,6 +81,7 @@ def make_tool(
         # A lone string is one keyword, not a sequence of letters.
         keywords=(keywords,) if isinstance(keywords, str) else tuple(keywords),
         source_label=source_label,
+        check=check,
     )
 
 

@@ -58,6 +58,8 @@ class Tool:
     connector: str | None = None
     keywords: tuple[str, ...] = field(default=())
     source_label: Callable[[Mapping[str, Any]], str] | None = None
+    # Raises `ToolFailure` for a call that cannot run (a missing file), before anyone is asked.
+    check: Callable[[Mapping[str, Any]], None] | None = None
 
     @property
     def side_effecting(self) -> bool:

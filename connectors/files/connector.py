@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from hearth import Connector, FolderAccess, IndexStatus
+from hearth.connectors.files.checks import CallChecks
 from hearth.connectors.files.cli import files_commands
 from hearth.connectors.files.creating import CreatingTools
 from hearth.connectors.files.grants import NAME
@@ -22,7 +23,9 @@ from hearth.connectors.files.settings import FilesSettings
 from hearth.connectors.files.writing import WritingTools
 
 
-class FilesConnector(ReadingTools, WritingTools, CreatingTools, Connector, FolderAccess):
+class FilesConnector(
+    ReadingTools, WritingTools, CreatingTools, CallChecks, Connector, FolderAccess
+):
     """Search, read and organise files in the folders the user granted, and nowhere else."""
 
     name = NAME

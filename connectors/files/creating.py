@@ -43,6 +43,7 @@ class CreatingTools:
         preview=preview_create_folder,
         keywords=("create", "new", "make", "mkdir"),
         undo="remove_created_folder",
+        check="check_new_path",
     )
     def create_folder(self, path: str) -> Created:
         """Create a new, empty folder.
@@ -82,6 +83,7 @@ class CreatingTools:
         preview=preview_write,
         keywords=("write", "save", "create", "note"),
         undo="unwrite",
+        check="check_new_path",
     )
     def write_text(self, path: str, text: str, overwrite: bool = False) -> Written:
         """Write text to a new file.

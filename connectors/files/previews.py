@@ -20,7 +20,7 @@ _TEXT_KEEPS = "\n\t\\"
 def preview_move(arguments: Mapping[str, Any]) -> str:
     sources = [Path(s) for s in arguments.get("sources", [])]
     origin = _common_folder(sources)
-    destination = shown(str(arguments.get("destination")))
+    destination = _folder(str(arguments.get("destination") or ""))
     return f"Move {_count(sources)} from {origin} to {destination}: {_names(sources)}"
 
 
@@ -58,9 +58,25 @@ def _names(paths: list[Path]) -> str:
 
 
 def _common_folder(paths: list[Path]) -> str:
+    """The one folder the paths are in, or "several folders" when they share no real one."""
     if not paths:
         return "?"
+    folders = {str(p.parent) for p in paths}
+    if len(folders) == 1:
+        return _folder(folders.pop())
     try:
-        return shown(os.path.commonpath([str(p.parent) for p in paths]))
-    except ValueError:
+        common = os.path.commonpath(list(folders))
+    except ValueError:  # full and relative paths mixed
         return "several folders"
+    if not Path(common).is_absolute() or common == Path(common).anchor:
+        return "several folders"
+    return f"several folders in {shown(common)}"
+
+
+def _folder(text: str) -> str:
+    """A folder as the card names it; one that is not a full path is quoted and says so."""
+    if not text or text == ".":
+        return "an unnamed folder"
+    if not Path(text).is_absolute():
+        return f"'{shown(text)}' (not a full path)"
+    return shown(text)

@@ -41,7 +41,7 @@ class ReadingTools:
 
     library: FileLibrary
 
-    @tool(effect="read", scope="folder", keywords=("find", "search"))
+    @tool(effect="read", scope="folder", keywords=("find", "search"), check="check_folder")
     def search(
         self,
         query: str,
@@ -72,7 +72,7 @@ class ReadingTools:
             note = f"still indexing ({status.done} of {status.total} files read)"
         return SearchResults(results=[_found(hit) for hit in found], note=note)
 
-    @tool(effect="read", scope="folder", keywords=("list", "contents"))
+    @tool(effect="read", scope="folder", keywords=("list", "contents"), check="check_folder")
     def list(self, folder: str | None = None) -> GrantedFolders | Listing:
         """List a folder's files and subfolders; with no folder, list the granted folders.
 
@@ -85,7 +85,7 @@ class ReadingTools:
         with folder_of(spot) as descriptor:
             return _listing(descriptor, spot.path)
 
-    @tool(effect="read", scope="path", keywords=("read", "open", "show"))
+    @tool(effect="read", scope="path", keywords=("read", "open", "show"), check="check_path")
     def read(
         self, path: str, first_line: int = 1, max_lines: int = 200, page: int | None = None
     ) -> Excerpt:

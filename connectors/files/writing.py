@@ -48,6 +48,7 @@ class WritingTools:
         preview=preview_move,
         keywords=("move", "organise", "organize", "tidy"),
         undo="move_back",
+        check="check_move",
     )
     def move(self, sources: list[str], destination: str) -> Moved:
         """Move files or folders into another folder.
@@ -91,6 +92,7 @@ class WritingTools:
         preview=preview_rename,
         keywords=("rename", "name"),
         undo="move_back",
+        check="check_path",
     )
     def rename(self, path: str, new_name: str) -> Moved:
         """Rename a file or folder, keeping it in the same folder.
@@ -136,6 +138,7 @@ class WritingTools:
         preview=preview_trash,
         keywords=("delete", "remove", "trash", "bin"),
         undo="restore_trashed",
+        check="check_trash",
     )
     def trash(self, paths: list[str]) -> Trashed:
         """Move files or folders to the trash, from where they can be restored.

@@ -109,7 +109,7 @@ def test_a_refused_path_is_an_observation_for_the_model(
     finally:
         assistant.db.close()
     refused, listed = of(steps, ToolRan)
-    assert refused.outcome == "failed"
+    assert refused.outcome == "invalid"  # refused by the tool's check, before anyone was asked
     assert "Error:" in refused.observation and "outside the folders you granted" in refused.result
     assert listed.outcome == "executed" and '"entries": [' in listed.result
 

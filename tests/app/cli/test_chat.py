@@ -1,0 +1,168 @@
+"""`hearth chat` end to end with a scripted model and the real files connector: Ctrl-C at the
+consent prompt denies and the chat goes on, "Allow for…" works on a scope-less search, failures
+are reported once, malformed calls show a note and results show a summary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from hearth.assistant import Assistant
+from hearth.cli import chat as chat_module
+from hearth.connectors.files import FileLibrary, FilesConnector
+from hearth.consent import ConsentError, ConsentGate
+from hearth.ruling import Reason
+from hearth.store import AuditLog, open_database
+from tests.app.agent.scripted import Reply, ScriptedModel
+from tests.connectors.files.kit import FilesPlugin
+
+CTRL_C = object()
+
+
+@pytest.fixture
+def documents(tmp_path: Path) -> Path:
+    folder = tmp_path / "Documents"
+    folder.mkdir()
+    (folder / "budget.txt").write_text("Remember the quarterly budget review on Friday.\n")
+    return folder
+
+
+@pytest.fixture
+def files(documents: Path) -> Iterator[FilesConnector]:
+    connector = FilesConnector(FileLibrary(poll_seconds=0.5))
+    connector.grant(documents)
+    yield connector
+    connector.close()
+
+
+def run_chat(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector, replies: list[Reply], typed: list[Any]
+) -> Result:
+    """`hearth chat` at a terminal where the user types `typed` (CTRL_C presses Ctrl-C)."""
+    model = ScriptedModel(replies)
+    monkeypatch.setattr(chat_module, "load_model", lambda choice, n_ctx: model)
+    monkeypatch.setattr(chat_module, "stdin_is_terminal", lambda: True)
+
+    def assistant(chat_model: Any) -> Assistant:
+        return Assistant(
+            chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
+        )
+
+    monkeypatch.setattr(chat_module, "Assistant", assistant)
+    answers = list(typed)
+
+    def prompt(text: str, *args: Any, **kwargs: Any) -> Any:
+        click.echo(f"{text}> ", nl=False)
+        if not answers:
+            raise click.exceptions.Abort()  # Ctrl-D: click.prompt ends the same way
+        answer = answers.pop(0)
+        if answer is CTRL_C:
+            raise click.exceptions.Abort()  # what click.prompt raises on Ctrl-C
+        click.echo(answer)
+        kind = kwargs.get("type")
+        return click.types.convert_type(kind)(answer) if kind is not None else answer
+
+    monkeypatch.setattr(click, "prompt", prompt)
+    result = CliRunner().invoke(chat_module.chat, ["--no-think"], catch_exceptions=False)
+    assert not answers, f"unused input: {answers}"
+    return result
+
+
+def audit_rows() -> AuditLog:
+    return AuditLog(open_database())
+
+
+def test_ctrl_c_at_the_consent_prompt_denies_and_the_chat_goes_on(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector
+) -> None:
+    # The interrupted turn stops there: the model's next reply answers "hello".
+    replies = [Reply(calls=[("files.search", {"query": "budget"})]), Reply("Hi!")]
+    result = run_chat(monkeypatch, files, replies, ["search my files for budget", CTRL_C, "hello"])
+    assert result.exit_code == 0, result.output
+    assert "Aborted" not in result.output
+    assert result.output.count("you> ") == 3  # after the denial, the chat asked again
+    assert "denied: the user interrupted the question" in result.output
+    assert "Hi!" in result.output
+    (row,) = audit_rows().entries(tool="files.search")
+    assert row.ruling.reason is Reason.DENIED
+    assert row.ruling.wording == "the user interrupted the question"
+
+
+def test_allow_for_on_a_scopeless_search_at_the_terminal(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector
+) -> None:
+    replies = [Reply(calls=[("files.search", {"query": "budget"})]), Reply("Found it.")]
+    typed = ["search my files for budget", "f", "c", "1"]
+    result = run_chat(monkeypatch, files, replies, typed)
+    assert result.exit_code == 0, result.output
+    assert "1. any granted folder" in result.output
+    assert "does not cover this call" not in result.output
+    assert "executed: " in result.output
+    assert '{"results": [' in result.output  # the result, as one line, after the outcome
+    rows = audit_rows().entries(tool="files.search")
+    assert [r.outcome for r in rows] == ["proposed", "executed"]
+    assert rows[0].ruling.reason is Reason.ALLOWED_FOR
+
+
+def test_a_grant_on_a_wider_folder_runs_and_shows_the_result(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector, documents: Path
+) -> None:
+    call = ("files.read", {"path": str(documents / "budget.txt")})
+    replies = [Reply(calls=[call]), Reply("Ok.")]
+    # Pick "for this conversation" on the second, wider folder: it covers the call, so it works.
+    result = run_chat(monkeypatch, files, replies, ["read my budget file", "f", "c", "2"])
+    assert result.exit_code == 0, result.output
+    assert "executed: " in result.output and "quarterly budget" in result.output
+    assert "Error:" not in result.output
+
+
+def test_a_grant_that_fails_is_refused_on_the_record_and_reported_once(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ConsentError("the rule could not be stored")
+
+    monkeypatch.setattr(ConsentGate, "grant", broken)
+    replies = [Reply(calls=[("files.search", {"query": "budget"})]), Reply("Ok.")]
+    result = run_chat(monkeypatch, files, replies, ["search my files for budget", "f", "h", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("the rule could not be stored") == 1
+    assert "denied: Refused automatically (the permission could not be saved" in result.output
+    assert "Error:" not in result.output
+    (row,) = audit_rows().entries(tool="files.search")
+    assert row.ruling.reason is Reason.GRANT_FAILED and row.outcome == "denied"
+
+
+def test_a_malformed_call_shows_a_quiet_note(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector
+) -> None:
+    replies = [Reply(calls=[("files.nuke", {"all": True})]), Reply("Sorry.")]
+    result = run_chat(monkeypatch, files, replies, ["search my files for budget"])
+    assert result.exit_code == 0, result.output
+    assert "the model tried to call a tool but the call was not valid: unknown tool" in (
+        result.output
+    )
+
+
+def test_an_impossible_path_is_refused_without_a_prompt(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector
+) -> None:
+    replies = [Reply(calls=[("files.read", {"path": "budget.txt"})]), Reply("Sorry.")]
+    result = run_chat(monkeypatch, files, replies, ["read my budget file"])
+    assert result.exit_code == 0, result.output
+    assert "[o]nce" not in result.output
+    assert "invalid: Refused automatically (this call cannot run: budget.txt: relative" in (
+        result.output
+    )
+
+
+def test_a_second_ctrl_c_quits(monkeypatch: pytest.MonkeyPatch, files: FilesConnector) -> None:
+    replies = [Reply(calls=[("files.search", {"query": "budget"})])]
+    result = run_chat(monkeypatch, files, replies, ["search my files for budget", CTRL_C, CTRL_C])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("you> ") == 2 and "Aborted" not in result.output
