@@ -1,7 +1,8 @@
 """A tool-call card: what the model wants to run, why Hearth asks, the user's answer, the result.
 
 Keyboard: the buttons carry mnemonics (Alt+O, Alt+F, Alt+E, Alt+D) and focus lands on Deny, so
-Enter or Space on a fresh card refuses; nothing is one keystroke away from "always".
+Enter or Space on a fresh card refuses; nothing is one keystroke away from "always". Deny also
+looks like the default: it is the filled button, the allow buttons are plain.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from PySide6.QtWidgets import (
 from hearth.agent import AllowOnce, Deny
 from hearth.ruling import EFFECT_WORDS
 from hearth.ui import theme
+from hearth.ui.chat.countdown import CountdownLabel
 from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
+from hearth.ui.chat.outcome import argument_diff, summarize
+from hearth.ui.chat.result_view import ResultView
 
 VALUE_CHARS = 300
 OUTCOME_WORDS = {
@@ -78,6 +82,8 @@ class ToolCard(QFrame):
         self.arguments_grid.setVerticalSpacing(3)
         self.arguments_grid.setColumnStretch(1, 1)
         layout.addWidget(self.arguments)
+        self.edit_diff = _label("editDiff")
+        layout.addWidget(self.edit_diff)
         self.preview = _label("preview")
         self.taint = _label("taint")
         self.why = _label("why")
@@ -109,7 +115,6 @@ class ToolCard(QFrame):
         row.setContentsMargins(0, 4, 0, 0)
         row.setSpacing(8)
         self.allow_once = QPushButton("Allow &once")
-        self.allow_once.setProperty("accent", True)
         self.allow_for = QPushButton("Allow &for…")
         self.edit = QPushButton("&Edit arguments…")
         self.deny = QPushButton("&Deny")
@@ -117,8 +122,13 @@ class ToolCard(QFrame):
             button.setAutoDefault(False)
             row.addWidget(button)
         row.addStretch(1)
+        self.countdown = CountdownLabel()
+        self.countdown.hide()
+        row.addWidget(self.countdown)
         row.addWidget(self.deny)
+        self.deny.setProperty("accent", True)  # the safe choice looks like the default it is
         self.deny.setAutoDefault(True)  # Enter on a focused card refuses
+        self.deny.setDefault(True)
         self.allow_once.clicked.connect(lambda: self._answer_once())
         self.allow_for.clicked.connect(self._ask_duration)
         self.edit.clicked.connect(self._ask_arguments)
@@ -128,11 +138,12 @@ class ToolCard(QFrame):
     def _build_result(self) -> QHBoxLayout:
         row = QHBoxLayout()
         row.setSpacing(8)
-        self.result = _label("result")
+        self.result_view = ResultView()
+        self.result = self.result_view.summary
         self.undo = QPushButton("&Undo")
         self.undo.setProperty("flat", True)
         self.undo.clicked.connect(self.undo_requested)
-        row.addWidget(self.result, 1)
+        row.addWidget(self.result_view, 1)
         row.addWidget(self.undo, 0, Qt.AlignmentFlag.AlignTop)
         return row
 
@@ -155,6 +166,8 @@ class ToolCard(QFrame):
         self.style().polish(self)
         self._show_header(entry)
         self._show_arguments(entry.arguments)
+        self._set(self.edit_diff, _edit_words(entry))
+        self.countdown.follow(entry.countdown if asking else None)
         self._set(self.preview, entry.preview or "")
         self._set(self.taint, "\n".join(f"⚠  {note}" for note in entry.taint))
         self._set(self.why, _why(entry) if entry.state is not CardState.DONE else "")
@@ -197,7 +210,10 @@ class ToolCard(QFrame):
         self.result.style().polish(self.result)
         if entry.undo is UndoState.DONE:
             text += f"\n{entry.undo_note}"
-        self._set(self.result, text)
+        done = entry.state is CardState.DONE
+        raw = entry.result if done else ""
+        self.result_view.show_result(text, summarize(raw) if raw else "", raw)
+        self.result_view.setVisible(bool(text))
         self.undo.setVisible(entry.undo in (UndoState.AVAILABLE, UndoState.RUNNING))
         self.undo.setEnabled(entry.undo is UndoState.AVAILABLE)
         self.undo.setText("Undoing…" if entry.undo is UndoState.RUNNING else "&Undo")
@@ -218,15 +234,19 @@ class ToolCard(QFrame):
             return
         entry = self.entry
         dialog = AllowForDialog(entry.tool, entry.scopes, entry.durations, self.window())
-        dialog.accepted.connect(lambda: self.answered.emit(dialog.choice()))
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.open()
+        self._open_paused(dialog)
 
     def _ask_arguments(self) -> None:
         if self.entry is None:
             return
         entry = self.entry
         dialog = EditArgumentsDialog(entry.tool, entry.arguments, entry.check, self.window())
+        self._open_paused(dialog)
+
+    def _open_paused(self, dialog: AllowForDialog | EditArgumentsDialog) -> None:
+        """Open `dialog`; the card's countdown stands still until it closes."""
+        self.countdown.pause()
+        dialog.finished.connect(self.countdown.resume)
         dialog.accepted.connect(lambda: self.answered.emit(dialog.choice()))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -263,8 +283,17 @@ def _result_words(entry: ToolCardEntry) -> str:
     decided = entry.ruling.sentence() if entry.ruling is not None else ""
     if decided:
         lines.append(decided)
+    summary = summarize(entry.result) if entry.result else ""
     if entry.outcome == "executed":
-        lines.append(f"✓  {entry.result}" if entry.result else "✓  Done.")
-    elif entry.result:
-        lines.append(entry.result)
+        lines.append(f"✓  {summary}" if summary else "✓  Done.")
+    elif summary:
+        lines.append(summary)
     return "\n".join(lines)
+
+
+def _edit_words(entry: ToolCardEntry) -> str:
+    """The user's edit, one "name: old → new" line per changed argument."""
+    if entry.proposed is None:
+        return ""
+    changes = argument_diff(entry.proposed, entry.arguments)
+    return "You changed:\n" + "\n".join(f"  {line}" for line in changes) if changes else ""

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from hearth import HearthError
 from hearth.agent import (
     AgentConfig,
     Answer,
     ConsentAsked,
     ConsentRequest,
     Deny,
+    EditArguments,
     ToolRan,
     TurnDone,
     TurnFailed,
@@ -113,8 +115,18 @@ class ChatController(QObject):
         request = self._pending.pop(call_id, None)
         if request is None:
             return
-        request.answer(answer)
-        self.transcript.update_card(call_id, state=CardState.ANSWERED, answer=answer.describe())
+        try:
+            request.answer(answer)
+        except HearthError as error:
+            # The question is still open: the card keeps its buttons and the error shows once.
+            self._pending[call_id] = request
+            self.transcript.update_card(call_id, state=CardState.ASKING)
+            self.context.errors.show(self.error_parent, "apply your answer", error)
+            return
+        changes: dict[str, object] = {"state": CardState.ANSWERED, "answer": answer.describe()}
+        if isinstance(answer, EditArguments):
+            changes.update(arguments=dict(answer.arguments), proposed=dict(request.call.arguments))
+        self.transcript.update_card(call_id, **changes)
 
     def undo(self, call_id: str) -> None:
         """Revert an action a card ran, on the worker pool."""

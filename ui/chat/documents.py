@@ -6,6 +6,9 @@ streamed) pay for a new layout.
 
 from __future__ import annotations
 
+from typing import Any
+
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -51,14 +54,15 @@ class TextLayouts:
         cached = self._documents.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        document = QTextDocument()
+        document = ReplyDocument()
         document.setDocumentMargin(0)
         document.setDefaultFont(font)
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         document.setDefaultTextOption(option)
         if markdown:
-            document.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+            document.setMarkdown(text, REPLY_MARKDOWN)
+            drop_images(document)
             space_paragraphs(document)
             shade_code(document, theme.current().color("code_bg"))
         else:
@@ -66,6 +70,40 @@ class TextLayouts:
         document.setTextWidth(max(width, 10))
         self._documents[key] = (stamp, document)
         return document
+
+
+# GitHub Markdown with raw HTML shown as text: a reply can never style itself like Hearth.
+REPLY_MARKDOWN = QTextDocument.MarkdownFeature(
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
+)
+
+
+class ReplyDocument(QTextDocument):
+    """A document that loads nothing: a reply's `![](…)` must not read files or draw pictures."""
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
+        return None
+
+
+def drop_images(document: QTextDocument) -> None:
+    """Replace each Markdown image with its address in words, so nothing is drawn or loaded."""
+    block = document.begin()
+    while block.isValid():
+        iterator = block.begin()
+        images = []
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.isValid() and fragment.charFormat().isImageFormat():
+                name = fragment.charFormat().toImageFormat().name()
+                images.append((fragment.position(), fragment.length(), name))
+            iterator += 1
+        for position, length, name in reversed(images):
+            cursor = QTextCursor(document)
+            cursor.setPosition(position)
+            cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(f"[image: {name}]", QTextCharFormat())
+        block = block.next()
 
 
 PARAGRAPH_GAP = 8

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from hearth.ruling import Duration, Ruling
 
@@ -29,6 +29,14 @@ class UndoState(Enum):
 
 
 Tone = Literal["info", "warning", "error"]
+
+
+class Countdown(Protocol):
+    """A waiting question's clock (the core's `ConsentRequest`): no answer in time means deny."""
+
+    def remaining(self) -> float: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
 
 
 @dataclass(eq=False, kw_only=True)
@@ -101,7 +109,8 @@ class ToolCardEntry(Entry):
     call_id: str
     tool: str
     effect: str = ""
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)  # what ran, once it ran
+    proposed: dict[str, Any] | None = None  # the model's arguments, when the user edited them
     preview: str | None = None  # None when the tool has no preview of its own
     state: CardState = CardState.PROPOSED
     reason: str = ""  # why the gate asked
@@ -110,6 +119,7 @@ class ToolCardEntry(Entry):
     scopes: tuple[str, ...] = ()  # what "Allow for…" may cover, narrowest first
     durations: tuple[Duration, ...] = ()  # how long "Allow for…" may last
     check: Callable[[Mapping[str, Any]], Any] | None = None  # the tool's argument check
+    countdown: Countdown | None = None  # while asking: time left before it denies itself
     answer: str = ""  # the user's answer in words, once given
     outcome: str = ""  # executed | failed | denied | invalid
     result: str = ""

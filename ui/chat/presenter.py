@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hearth.agent import (
     AnswerDelta,
+    CallMalformed,
     ConsentAsked,
     ReasoningDelta,
     ToolProposed,
@@ -11,11 +14,13 @@ from hearth.agent import (
     TurnDone,
     TurnFailed,
 )
+from hearth.ruling import Decider
 from hearth.ui.chat.entries import CardState, Tone, ToolCardEntry, UndoState
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import StepEvent
 
-RESULT_CHARS = 600
+RESULT_CHARS = 4000  # the card summarises; the rest is behind "Show details"
+MALFORMED = "The model tried to call a tool, but the call was not valid: {reason}"
 _STOP_NOTICES: dict[str, tuple[str, Tone]] = {
     "cancelled": ("Stopped.", "info"),
     "max_tokens": ("The reply reached its length limit and was cut short.", "warning"),
@@ -61,11 +66,14 @@ class TurnPresenter:
             self.transcript.add_card(card_for(step))
         elif isinstance(step, ConsentAsked):
             self._asked(step)
+        elif isinstance(step, CallMalformed):
+            self.transcript.add_notice(MALFORMED.format(reason=step.reason.rstrip(".")) + ".")
         elif isinstance(step, ToolRan):
             self._ran(step)
         elif isinstance(step, TurnDone):
             self._done(step)
         elif isinstance(step, TurnFailed):
+            self._settle_cards()
             self.transcript.add_notice(f"The reply failed: {step.error}", "error")
 
     def _asked(self, step: ConsentAsked) -> None:
@@ -73,18 +81,28 @@ class TurnPresenter:
         self.transcript.update_card(
             request.call.id,
             state=CardState.ASKING,
-            reason=request.reason,
+            reason=f"{request.reason}. {request.no_grant}" if request.no_grant else request.reason,
             rule=request.rule_text,
             taint=tuple(line.sentence for line in request.taint),
             scopes=request.scopes,
-            durations=request.durations,
+            # No "Allow for…" that could not cover this call: the reason says why instead.
+            durations=() if request.no_grant else request.durations,
             preview=request.preview,
             check=request.tool.validate,
+            countdown=request,
         )
 
     def _ran(self, step: ToolRan) -> None:
+        ran: dict[str, Any] = {}
+        proposed = dict(step.call.arguments)
+        if step.arguments is not None and dict(step.arguments) != proposed:
+            ran = {"arguments": dict(step.arguments), "proposed": proposed}
+        if not step.ruling.allowed and step.ruling.decider is not Decider.USER:
+            ran["answer"] = ""  # the user's "allow" never took effect; the ruling says why
         self.transcript.update_card(
             step.call.id,
+            countdown=None,
+            **ran,
             state=CardState.DONE,
             outcome=step.outcome,
             result=short_result(step.result),
@@ -92,6 +110,19 @@ class TurnPresenter:
             duration_ms=step.duration_ms,
             undo=UndoState.AVAILABLE if step.undoable else UndoState.UNAVAILABLE,
         )
+
+    def _settle_cards(self) -> None:
+        """Cards of a failed turn stop waiting and claim nothing: their calls never finished."""
+        for entry in self.transcript.entries:
+            if isinstance(entry, ToolCardEntry) and entry.state is not CardState.DONE:
+                self.transcript.update_card(
+                    entry.call_id,
+                    state=CardState.DONE,
+                    outcome="unknown",
+                    answer="",
+                    countdown=None,
+                    result="The reply failed before this call finished.",
+                )
 
     def _done(self, step: TurnDone) -> None:
         self.transcript.end_streams()

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QWidget
 from hearth.ui import theme
 from hearth.ui.chat.documents import TextLayouts, draw_document
 from hearth.ui.chat.entries import AnswerEntry, NoticeEntry, ReasoningEntry, UserEntry
+from hearth.ui.chat.shown_text import shown_reply
 
 TextEntry = UserEntry | AnswerEntry | ReasoningEntry | NoticeEntry
 MAX_COLUMN = 760
@@ -56,7 +57,7 @@ class TextRows:
         if isinstance(entry, UserEntry):
             return TURN_GAP + self._bubble(entry, column)[1] + GAP
         if isinstance(entry, AnswerEntry):
-            return math.ceil(self._answer(entry, column).size().height()) + 2 * GAP
+            return math.ceil(self.answer_document(entry, column).size().height()) + 2 * GAP
         if isinstance(entry, ReasoningEntry):
             height = self.header_height() + GAP
             if not entry.collapsed and entry.text.strip():
@@ -70,7 +71,9 @@ class TextRows:
         elif isinstance(entry, AnswerEntry):
             text = theme.current().color("text")
             left = rect.left() + column.left
-            draw_document(painter, self._answer(entry, column), left, rect.top() + GAP, text)
+            draw_document(
+                painter, self.answer_document(entry, column), left, rect.top() + GAP, text
+            )
         elif isinstance(entry, ReasoningEntry):
             self._paint_thinking(painter, entry, rect, column)
         else:
@@ -93,12 +96,12 @@ class TextRows:
         width = math.ceil(document.idealWidth()) + 2 * BUBBLE_PAD[0]
         return width, math.ceil(document.size().height()) + 2 * BUBBLE_PAD[1]
 
-    def _answer(self, entry: AnswerEntry, column: Column) -> QTextDocument:
-        text = entry.text.strip()
+    def answer_document(self, entry: AnswerEntry, column: Column) -> QTextDocument:
+        text = shown_reply(entry.text).strip()
         return self._layouts.markdown(entry, "text", text, self._font(), column.width)
 
     def _thinking(self, entry: ReasoningEntry, column: Column) -> QTextDocument:
-        text = entry.text.strip()
+        text = shown_reply(entry.text).strip()
         return self._layouts.plain(entry, "text", text, self._font(0.95), column.width - 16)
 
     def _notice(self, entry: NoticeEntry, column: Column) -> QTextDocument:

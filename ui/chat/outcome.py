@@ -1,0 +1,98 @@
+"""What a finished call did, in words: the result summarised from its JSON shape, and the edit.
+
+Generic on purpose: no tool is named here. A list under one key reads "3 files: a.md, b.txt, …";
+a count reads "Moved 3 items" when the tool said so in its own text; anything else shows its
+first lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+NAMES_SHOWN = 3
+LINES_SHOWN = 3
+NAME_KEYS = ("name", "title", "subject", "path", "file", "summary", "id")
+DIFF_VALUE_CHARS = 60
+
+
+def summarize(result: str) -> str:
+    """A one- to three-line reading of `result` (JSON or text)."""
+    text = result.strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return _first_lines(text)
+    if isinstance(data, list):
+        return _listing(data, "items")
+    if isinstance(data, Mapping):
+        lists = [(key, value) for key, value in data.items() if isinstance(value, list)]
+        if len(lists) == 1:
+            return _listing(lists[0][1], str(lists[0][0]).replace("_", " "))
+        message = next((v for k, v in data.items() if k in ("message", "summary", "text")), None)
+        if isinstance(message, str) and message.strip():
+            return _first_lines(message)
+        return _first_lines(", ".join(f"{k}: {_short(v)}" for k, v in data.items()))
+    return _first_lines(text)
+
+
+def has_details(result: str, summary: str) -> bool:
+    """Whether the raw result says more than its summary does."""
+    return bool(result.strip()) and result.strip() != summary
+
+
+def details(result: str) -> str:
+    """The raw result, indented when it is JSON."""
+    try:
+        return json.dumps(json.loads(result), ensure_ascii=False, indent=2)
+    except ValueError:
+        return result.strip()
+
+
+def argument_diff(proposed: Mapping[str, Any], ran: Mapping[str, Any]) -> list[str]:
+    """One "name: old → new" line per argument the user changed, added or removed."""
+    lines = []
+    for name in dict.fromkeys([*proposed, *ran]):
+        old, new = proposed.get(name, _MISSING), ran.get(name, _MISSING)
+        if old != new:
+            lines.append(f"{name}: {_short(old)} → {_short(new)}")
+    return lines
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(none)"
+
+
+_MISSING: Any = _Missing()
+
+
+def _listing(items: list[Any], noun: str) -> str:
+    if not items:
+        return f"No {noun} found."
+    names = [_name(item) for item in items[:NAMES_SHOWN]]
+    more = ", …" if len(items) > NAMES_SHOWN else ""
+    return f"{len(items)} {noun}: {', '.join(names)}{more}"
+
+
+def _name(item: Any) -> str:
+    if isinstance(item, Mapping):
+        for key in NAME_KEYS:
+            if isinstance(item.get(key), str | int) and str(item[key]):
+                return _short(item[key])
+        return _short(next(iter(item.values()), ""))
+    return _short(item)
+
+
+def _short(value: Any) -> str:
+    if value is _MISSING:
+        return "(none)"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= DIFF_VALUE_CHARS else text[: DIFF_VALUE_CHARS - 1] + "…"
+
+
+def _first_lines(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    shown = "\n".join(lines[:LINES_SHOWN])
+    return shown + ("\n…" if len(lines) > LINES_SHOWN else "")
