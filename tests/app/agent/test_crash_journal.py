@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -24,8 +23,8 @@ from tests.app.agent.test_journal import (
     open_assistant,
     run_batch,
 )
+from tests.fixtures.sigkill import kill_after_ready
 
-REPO = Path(__file__).parents[3]
 FILES = 20
 PAUSE_MS = 6
 CHAINS = 3  # independent databases killed in parallel
@@ -52,25 +51,9 @@ def child(db_path: str, folder: str, destination: str, fail_at: str) -> None:
 
 
 def kill_at_random(db_path: Path, run_dir: Path, fail_at: int, delay: float) -> str:
-    """Start a child, SIGKILL it `delay` seconds after it is ready; what it printed."""
-    out_path, err_path = run_dir / "child.out", run_dir / "child.err"
+    """Run one batch in a child and SIGKILL it `delay` seconds after it is ready."""
     arguments = [str(db_path), str(run_dir / "inbox"), str(run_dir / "archive"), str(fail_at)]
-    with out_path.open("w") as out, err_path.open("w") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.app.agent.test_crash_journal", *arguments],
-            cwd=REPO,
-            stdout=out,
-            stderr=err,
-        )
-        deadline = time.monotonic() + 30
-        while "ready" not in out_path.read_text() and process.poll() is None:
-            assert time.monotonic() < deadline, "the child never got ready"
-            time.sleep(0.002)
-        time.sleep(delay)
-        process.kill()
-        process.wait()
-    assert "Traceback" not in err_path.read_text(), err_path.read_text()
-    return out_path.read_text()
+    return kill_after_ready("tests.app.agent.test_crash_journal", arguments, run_dir, delay)
 
 
 def verify(db_path: Path, run_dir: Path, names: list[str]) -> str:

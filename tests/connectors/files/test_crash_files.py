@@ -16,7 +16,6 @@ import contextlib
 import errno
 import os
 import random
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -36,8 +35,8 @@ from tests.connectors.files.test_journal import (
     outcomes,
     run_call,
 )
+from tests.fixtures.sigkill import kill_after_ready
 
-REPO = Path(__file__).parents[3]
 FILES = 20
 PAUSE_S = 0.008
 CHAINS = 3  # independent databases and folders, killed in parallel
@@ -90,25 +89,9 @@ def arguments(run_dir: Path, tool: str) -> dict[str, Any]:
 
 
 def kill_at_random(chain: Path, run_dir: Path, tool: str, fail_at: int, delay: float) -> str:
-    """Start a child, SIGKILL it `delay` seconds after it is ready; what it printed."""
-    out_path, err_path = run_dir / "child.out", run_dir / "child.err"
-    command = [sys.executable, "-m", "tests.connectors.files.test_crash_files"]
-    with out_path.open("w") as out, err_path.open("w") as err:
-        process = subprocess.Popen(
-            [*command, str(chain), str(run_dir), tool, str(fail_at)],
-            cwd=REPO,
-            stdout=out,
-            stderr=err,
-        )
-        deadline = time.monotonic() + 30
-        while "ready" not in out_path.read_text() and process.poll() is None:
-            assert time.monotonic() < deadline, "the child never got ready"
-            time.sleep(0.002)
-        time.sleep(delay)
-        process.kill()
-        process.wait()
-    assert "Traceback" not in err_path.read_text(), err_path.read_text()
-    return out_path.read_text()
+    """Run one batch in a child and SIGKILL it `delay` seconds after it is ready."""
+    arguments = [str(chain), str(run_dir), tool, str(fail_at)]
+    return kill_after_ready("tests.connectors.files.test_crash_files", arguments, run_dir, delay)
 
 
 def verify(chain: Path, run_dir: Path, tool: str, before: dict[str, bytes]) -> str:
