@@ -85,6 +85,7 @@ class ModelInfo:
     quantization: str
     context_length: int
     tool_format: str
+    threads: int = 0  # the most CPU threads a reply may use; 0 when it runs elsewhere
 
 
 @runtime_checkable

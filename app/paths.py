@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import platformdirs
@@ -49,3 +51,25 @@ def bundle_dir() -> Path | None:
     if not getattr(sys, "frozen", False):
         return None
     return Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent))
+
+
+def write_json_atomically(path: Path, data: object) -> None:
+    """Write to a temp file beside `path`, flush it to disk, then rename it over `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(temp).replace(path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    if os.name != "nt":
+        # Makes the rename itself durable; Windows cannot open a directory to fsync it.
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)

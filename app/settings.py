@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import tempfile
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -176,7 +174,7 @@ class SettingsStore:
         """Save settings; non-secret fields are written even when storing secrets then fails."""
         secrets = secret_fields(type(settings))
         plain = settings.model_dump(mode="json", exclude=set(secrets))
-        _write_json_atomically(self.path(connector), plain)
+        paths.write_json_atomically(self.path(connector), plain)
         values = {name: _secret_text(getattr(settings, name)) for name in secrets}
         if not any(value is not None for value in values.values()):
             self._forget_secrets(connector, list(values))
@@ -276,25 +274,3 @@ def _settings_error(connector: str, error: pydantic.ValidationError) -> Settings
 def _check_name(connector: str) -> None:
     if not _NAME.fullmatch(connector):
         raise SettingsError(f"connector name {connector!r} must be lower-case, like 'mail'")
-
-
-def _write_json_atomically(path: Path, data: object) -> None:
-    """Write to a temp file beside `path`, flush it to disk, then rename it over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(temp).replace(path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    if os.name != "nt":
-        # Makes the rename itself durable; Windows cannot open a directory to fsync it.
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)

@@ -39,6 +39,8 @@ def test_every_core_module_is_bound_by_the_contracts() -> None:
     engine = contract("Only the engine")
     allowed = {"hearth.engine", "hearth.models", "hearth.assistant"}
     assert core_modules() - allowed <= set(engine["source_modules"])
+    llama = contract("Only the engine imports llama_cpp")
+    assert core_modules() - {"hearth.engine"} <= set(llama["source_modules"])
     layers = contract("Layers:")
     assert layers["exhaustive"] and layers["containers"] == ["hearth"]
 
@@ -58,6 +60,8 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
         ("ui/__init__.py", "import hearth.connectors", "The UI reaches connectors only"),
         ("app/agent/__init__.py", "import hearth.engine.llama", "Only the engine"),
         ("app/cli/__init__.py", "import hearth.engine", "Only the engine"),
+        ("app/models/loading.py", "import llama_cpp", "Only the engine imports llama_cpp"),
+        ("ui/__init__.py", "import llama_cpp", "Only the engine imports llama_cpp"),
         ("app/store/__init__.py", "import hearth.agent", "Layers:"),
         ("app/tools/__init__.py", "import hearth.consent", "Layers:"),
         ("app/messages.py", "import hearth.engine", "Layers:"),

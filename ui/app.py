@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from hearth.assistant import Assistant
 from hearth.errors import HearthError, ModelNotFoundError
 from hearth.generation import ChatModel
-from hearth.models import load_chat_model
+from hearth.models import load_chat_model, thread_policy
 from hearth.models.lookup import resolve_model
 from hearth.ui import theme
 from hearth.ui.context import UiContext
@@ -39,7 +39,7 @@ FIRST_RUN_NO_PAGE = (
 
 def load_installed_model(assistant: Assistant) -> ChatModel:
     """Load the best installed model (bundled, then the user's, then packaged) and use it."""
-    model = load_chat_model(resolve_model(None), CONTEXT_TOKENS)
+    model = load_chat_model(resolve_model(None), CONTEXT_TOKENS, threads=thread_policy(window=True))
     # Adopted here rather than on the main thread, so a model loaded just as the app quits
     # is still closed with the assistant.
     assistant.use_model(model)

@@ -111,6 +111,8 @@ class Session:
             stats.tools_offered.append(len(offered))
             stats.prompt_tokens.append(done.stats.prompt_tokens)
             stats.evaluated_tokens.append(done.stats.evaluated_tokens)
+            stats.completion_tokens.append(done.stats.completion_tokens)
+            stats.decode_seconds.append(done.stats.decode_seconds)
             self._remember(done.message)
             calls, malformed = done.message.tool_calls, done.malformed_calls
             if done.stop_reason == "cancelled" or not (calls or malformed):

@@ -229,11 +229,19 @@ class ToolRan:
 
 @dataclass(slots=True)
 class TurnStats:
-    """Per model call in the turn: tools offered, prompt size and tokens actually evaluated."""
+    """Per model call in the turn: tools offered, prompt size, tokens evaluated and written."""
 
     tools_offered: list[int] = field(default_factory=list)
     prompt_tokens: list[int] = field(default_factory=list)
     evaluated_tokens: list[int] = field(default_factory=list)
+    completion_tokens: list[int] = field(default_factory=list)
+    decode_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Decode speed over the whole turn, tool calls' time excluded."""
+        seconds = sum(self.decode_seconds)
+        return sum(self.completion_tokens) / seconds if seconds > 0 else 0.0
 
     @property
     def steps(self) -> int:

@@ -32,6 +32,8 @@ from hearth.generation import ChatModel, GenerationSettings
 from hearth.messages import CancelToken
 from hearth.models.loading import load_chat_model
 from hearth.models.lookup import resolve_model
+from hearth.models.speed_history import CpuMeter, SpeedHistory
+from hearth.models.threads_setting import MAX_THREADS, thread_policy
 from hearth.ruling import Reason
 
 SUMMARY_CHARS = 200
@@ -43,6 +45,13 @@ think_option = click.option(
     "--think/--no-think", default=True, help="Let the model reason before answering."
 )
 stats_option = click.option("--stats", is_flag=True, help="Print token counts and speed.")
+threads_option = click.option(
+    "--threads",
+    type=click.IntRange(1, MAX_THREADS),
+    metavar="N",
+    help="Use exactly N CPU threads (default: the saved setting, else every core, using fewer "
+    "while fewer are faster).",
+)
 allow_option = click.option(
     "--allow",
     "allow",
@@ -53,10 +62,10 @@ allow_option = click.option(
 )
 
 
-def load_model(choice: str | None, n_ctx: int) -> ChatModel:
+def load_model(choice: str | None, n_ctx: int, threads: int | None = None) -> ChatModel:
     path: Path = resolve_model(choice)
     click.secho(f"Loading {path.name}…", dim=True, err=True)
-    return load_chat_model(path, n_ctx)
+    return load_chat_model(path, n_ctx, thread_policy(window=False, override=threads))
 
 
 def stdin_is_terminal() -> bool:
@@ -88,6 +97,7 @@ def run_turn(session: Session, text: str, show_stats: bool) -> None:
     """Print one turn as it streams, asking about tool calls on the way."""
     cancel = CancelToken()
     in_reasoning = False
+    cpu = CpuMeter()
     for step in stream_on_worker(lambda: session.run_turn(text, cancel), cancel):
         if isinstance(step, ReasoningDelta):
             if not in_reasoning:
@@ -116,6 +126,7 @@ def run_turn(session: Session, text: str, show_stats: bool) -> None:
             click.secho(f"\nError: {step.error}", fg="red", err=True)
         elif isinstance(step, TurnDone):
             _finish(step, show_stats)
+            _judge_speed(session, step, cpu)
 
 
 def show_ran(ran: ToolRan) -> None:
@@ -147,7 +158,8 @@ def _finish(done: TurnDone, show_stats: bool) -> None:
         click.secho(
             f"[{done.stop_reason}; {stats.steps} model call(s); tools offered "
             f"{stats.tools_offered}; prompt tokens {stats.prompt_tokens}; evaluated "
-            f"{stats.evaluated_tokens}]",
+            f"{stats.evaluated_tokens}; wrote {sum(stats.completion_tokens)} tokens at "
+            f"{stats.tokens_per_second:.1f} tokens/s]",
             dim=True,
             err=True,
         )
@@ -159,6 +171,7 @@ def _finish(done: TurnDone, show_stats: bool) -> None:
 @think_option
 @stats_option
 @allow_option
+@threads_option
 @click.option("--max-tokens", default=512, show_default=True)
 def ask(
     prompt: str,
@@ -166,10 +179,11 @@ def ask(
     think: bool,
     stats: bool,
     allow: tuple[str, ...],
+    threads: int | None,
     max_tokens: int,
 ) -> None:
     """Ask one question and stream the answer."""
-    assistant = Assistant(load_model(model_choice, n_ctx=4096))
+    assistant = Assistant(load_model(model_choice, n_ctx=4096, threads=threads))
     try:
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
         run_turn(open_session(assistant, allow, settings), prompt, stats)
@@ -182,12 +196,18 @@ def ask(
 @think_option
 @stats_option
 @allow_option
+@threads_option
 @click.option("--max-tokens", default=1024, show_default=True)
 def chat(
-    model_choice: str | None, think: bool, stats: bool, allow: tuple[str, ...], max_tokens: int
+    model_choice: str | None,
+    think: bool,
+    stats: bool,
+    allow: tuple[str, ...],
+    threads: int | None,
+    max_tokens: int,
 ) -> None:
     """Talk with Hearth in the terminal. Ctrl-C stops a reply; Ctrl-D or /quit leaves."""
-    model = load_model(model_choice, n_ctx=8192)
+    model = load_model(model_choice, n_ctx=8192, threads=threads)
     assistant = Assistant(model)
     try:
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
@@ -205,3 +225,17 @@ def chat(
                 run_turn(session, text, stats)
     finally:
         assistant.close()
+
+
+def _judge_speed(session: Session, done: TurnDone, cpu: CpuMeter) -> None:
+    """Say so when this reply was far slower than this computer usually manages."""
+    stats = done.stats
+    report = SpeedHistory().check(
+        session.model.info,
+        sum(stats.completion_tokens),
+        sum(stats.decode_seconds),
+        cpu.others_cores(),
+    )
+    advice = report.advice() if report else None
+    if advice:
+        click.secho(advice, fg="yellow", dim=True, err=True)

@@ -23,6 +23,7 @@ from hearth.models.lookup import (
     resolve_model,
     verify_model,
 )
+from hearth.models.threads_setting import MAX_THREADS, save_threads, saved_threads, thread_policy
 
 _REDRAW_S = 0.2
 _SOURCE_LABELS = {"user": "yes", "bundled": "yes (bundled)", "package": "yes (pip package)"}
@@ -182,3 +183,26 @@ def _verify_one(path: Path) -> None:
         f"OK  {path}  ({summary.architecture}, {summary.quantization or '?'},"
         f" context {summary.context_length or '?'}, {checked})"
     )
+
+
+@models.command("threads")
+@click.argument("count", required=False, metavar="[N|auto]")
+def threads_command(count: str | None) -> None:
+    """Show or set how many CPU threads models use (auto: every core, one left for the window)."""
+    if count is not None:
+        if count == "auto":
+            save_threads(None)
+        elif count.isdigit() and 1 <= int(count) <= MAX_THREADS:
+            save_threads(int(count))
+        else:
+            raise click.BadParameter(
+                f"give a number from 1 to {MAX_THREADS}, or auto", param_hint="N"
+            )
+    saved = saved_threads()
+    if saved is None:
+        window = thread_policy(window=True).describe()
+        headless = thread_policy(window=False).describe()
+        click.echo(f"Automatic: in the window {window}; in the terminal {headless}.")
+    else:
+        exactly = thread_policy(window=False).describe()
+        click.echo(f"Exactly {exactly}; `hearth models threads auto` lets Hearth choose.")

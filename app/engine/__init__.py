@@ -5,6 +5,7 @@ The backends load lazily: importing `hearth.engine` must not load llama.cpp.
 
 from typing import TYPE_CHECKING, Any
 
+from hearth.engine.threads import ThreadPolicy, configure_openmp
 from hearth.generation import (
     AnswerDelta,
     ChatModel,
@@ -18,6 +19,8 @@ from hearth.generation import (
     ToolCallEmitted,
 )
 from hearth.messages import CancelToken, Message, ToolCall, ToolSpec
+
+configure_openmp()  # before anything loads llama.cpp, and with it libgomp
 
 if TYPE_CHECKING:
     from hearth.engine.llama import LlamaCppModel
@@ -57,6 +60,7 @@ __all__ = [
     "ReasoningDelta",
     "RemoteModel",
     "Sampling",
+    "ThreadPolicy",
     "ToolCall",
     "ToolCallEmitted",
     "ToolSpec",

@@ -9,11 +9,13 @@ still shares, instead of re-reading the whole conversation.
 from __future__ import annotations
 
 import ctypes
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import llama_cpp
 
+from hearth.engine.threads import ThreadTuner
 from hearth.errors import EngineError
 
 SEQ = 0
@@ -40,8 +42,16 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 class PromptCache:
     """Evaluates prompts into one llama.cpp sequence, reusing whatever prefix is already there."""
 
-    def __init__(self, ctx: llama_cpp.llama_context_p, *, n_batch: int, rewindable: bool) -> None:
+    def __init__(
+        self,
+        ctx: llama_cpp.llama_context_p,
+        *,
+        n_batch: int,
+        rewindable: bool,
+        tuner: ThreadTuner | None = None,
+    ) -> None:
         self._ctx = ctx
+        self.tuner = tuner
         self._memory = llama_cpp.llama_get_memory(ctx)
         self._n_batch = n_batch
         self.rewindable = rewindable
@@ -146,8 +156,14 @@ class PromptCache:
             batch.logits[index] = False
         batch.logits[len(tokens) - 1] = True
         batch.n_tokens = len(tokens)
+        tuner = self.tuner if len(tokens) == 1 else None
+        if tuner is not None:
+            tuner.before_token()
+        started = time.perf_counter()
         status = llama_cpp.llama_decode(self._ctx, batch)
         if status == 0:
+            if tuner is not None:
+                tuner.after_token(time.perf_counter() - started)
             self.tokens.extend(tokens)
             return
         self._after_failed_decode()

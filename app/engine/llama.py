@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import llama_cpp
-import psutil
 from llama_cpp._internals import LlamaContext, LlamaModel
 from llama_cpp._logger import set_verbose
 
@@ -18,6 +18,7 @@ from hearth.engine.decode import Reply
 from hearth.engine.gguf_check import inspect_gguf
 from hearth.engine.sampling import Sampling
 from hearth.engine.template import ChatTemplate
+from hearth.engine.threads import ThreadPolicy, ThreadTuner
 from hearth.errors import ContextOverflow, EngineError, ModelFileError
 from hearth.generation import (
     EngineEvent,
@@ -40,10 +41,6 @@ def _init_backend() -> None:
             _backend_initialised = True
 
 
-def physical_cores() -> int:
-    return psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
-
-
 class LlamaCppModel:
     """Loads a GGUF once and answers one request at a time on the calling thread."""
 
@@ -53,12 +50,15 @@ class LlamaCppModel:
         *,
         n_ctx: int = 8192,
         n_batch: int = 64,
-        n_threads: int | None = None,
+        threads: ThreadPolicy | None = None,
         sampling: Sampling | None = None,
         chat_template: str | None = None,
         verbose: bool = False,
     ) -> None:
-        """Load `path`; `chat_template` replaces a GGUF's missing or broken template."""
+        """Load `path`; `chat_template` replaces a GGUF's missing or broken template.
+
+        `threads` defaults to the headless policy (every physical core).
+        """
         self.path = Path(path)
         inspect_gguf(self.path)  # never hand llama.cpp a file we can see is broken
         _init_backend()
@@ -71,7 +71,9 @@ class LlamaCppModel:
         metadata = self._model.metadata()
         self.vocab = self._model.vocab
         self._pieces: dict[int, bytes] = {}
-        self._context = self._make_context(n_ctx, n_batch, n_threads or physical_cores(), verbose)
+        threads = threads or ThreadPolicy.automatic(window=False)
+        self._threads = threads
+        self._context = self._make_context(n_ctx, n_batch, threads, verbose)
         self.ctx = self._context.ctx
         self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
         self.template = ChatTemplate.from_source(
@@ -84,7 +86,9 @@ class LlamaCppModel:
             llama_cpp.llama_model_is_recurrent(self._model.model)
             or llama_cpp.llama_model_is_hybrid(self._model.model)
         )
-        self.cache = PromptCache(self.ctx, n_batch=n_batch, rewindable=rewindable)
+        self.cache = PromptCache(
+            self.ctx, n_batch=n_batch, rewindable=rewindable, tuner=self._tuner(threads)
+        )
         self._lock = threading.Lock()
         self._closed = False
         self._cancel: CancelToken | None = None
@@ -97,17 +101,35 @@ class LlamaCppModel:
             quantization=self._describe().rsplit(" ", 1)[-1],
             context_length=self.n_ctx,
             tool_format=self.template.tool_format.name,
+            threads=threads.decode,
         )
 
+    def _tuner(self, threads: ThreadPolicy) -> ThreadTuner:
+        def apply(decode: int, prefill: int) -> None:
+            llama_cpp.llama_set_n_threads(self.ctx, decode, prefill)
+
+        return ThreadTuner(threads, apply)
+
+    @property
+    def threads(self) -> ThreadPolicy:
+        return self._threads
+
+    def use_threads(self, threads: ThreadPolicy) -> None:
+        """Change the thread policy between replies; no reload needed."""
+        with self._lock:
+            self._threads = threads
+            self.cache.tuner = self._tuner(threads)
+            self._info = dataclasses.replace(self._info, threads=threads.decode)
+
     def _make_context(
-        self, n_ctx: int, n_batch: int, n_threads: int, verbose: bool
+        self, n_ctx: int, n_batch: int, threads: ThreadPolicy, verbose: bool
     ) -> LlamaContext:
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx
         params.n_batch = n_batch
         params.n_ubatch = n_batch
-        params.n_threads = n_threads
-        params.n_threads_batch = n_threads
+        params.n_threads = threads.decode
+        params.n_threads_batch = threads.prefill
         params.no_perf = True
         try:
             return LlamaContext(model=self._model, params=params, verbose=verbose)

@@ -1,6 +1,7 @@
 """Models: the catalog, GGUF checks, hub downloads and finding the model to load."""
 
 from hearth.engine.gguf_check import GGUFSummary, inspect_gguf
+from hearth.engine.threads import ThreadPolicy
 from hearth.models.catalog import Catalog, CatalogEntry, load_catalog, parse_catalog
 from hearth.models.download import DownloadProgress, ProgressCallback, download_model
 from hearth.models.hub import RemoteFile, resolve_remote_file
@@ -13,6 +14,7 @@ from hearth.models.lookup import (
     test_model_path,
     verify_model,
 )
+from hearth.models.threads_setting import save_threads, saved_threads, thread_policy
 
 __all__ = [
     "Catalog",
@@ -22,6 +24,7 @@ __all__ = [
     "InstalledModel",
     "ProgressCallback",
     "RemoteFile",
+    "ThreadPolicy",
     "download_model",
     "import_model",
     "inspect_gguf",
@@ -32,6 +35,9 @@ __all__ = [
     "parse_catalog",
     "resolve_model",
     "resolve_remote_file",
+    "save_threads",
+    "saved_threads",
     "test_model_path",
+    "thread_policy",
     "verify_model",
 ]

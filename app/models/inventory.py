@@ -21,6 +21,7 @@ from hearth.models import (
     verify_model,
 )
 from hearth.models.download import PART_SUFFIX
+from hearth.models.threads_setting import thread_policy
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,9 @@ def _partial_for(entry: CatalogEntry, partials: dict[str, int]) -> int:
 
 
 def load_row_model(row: ModelRow) -> ChatModel:
-    """Load the row's file with llama.cpp, with its catalog entry's recommended sampling."""
+    """Load the row's file for the window, with its catalog entry's recommended sampling."""
     assert row.path is not None
-    return load_chat_model(row.path)
+    return load_chat_model(row.path, threads=thread_policy(window=True))
 
 
 def import_and_verify(source: Path) -> tuple[Path, GGUFSummary]:

@@ -3,7 +3,14 @@
 Every ratio is measured side by side in one run, on the same model and settings:
 - decode speed of Hearth's engine divided by bare llama-cpp-python's (greedy, same prompt);
 - prefill per turn: tokens evaluated on turn N divided by the tokens the turn appended;
-- stop latency during prefill and during decoding, time to first token, peak RSS.
+- stop latency during prefill and during decoding, time to first token, peak RSS;
+- what the default thread policies cost on an idle machine: decode speed with the headless
+  policy (every core, tuned) and the window policy (a core left for the window) divided by
+  decode speed with every core, fixed.
+
+The ratio to bare llama-cpp-python runs both at the same fixed thread count. Hearth sets
+OpenMP's spin count when `hearth.engine` is imported; llama_cpp is imported after it here, so
+the bare library runs with the same setting.
 """
 
 from __future__ import annotations
@@ -17,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-from llama_cpp import Llama
 
-from hearth.engine.llama import LlamaCppModel, physical_cores
+from hearth.engine.llama import LlamaCppModel
+from hearth.engine.threads import ThreadPolicy, physical_cores
 from hearth.generation import GenerationDone, GenerationSettings
 from hearth.messages import CancelToken, Message
 from hearth.models.lookup import test_model_path
@@ -35,7 +42,7 @@ def hearth_decode(model: LlamaCppModel) -> tuple[float, int]:
     return stats.completion_tokens / stats.decode_seconds, stats.completion_tokens
 
 
-def bare_decode(llm: Llama, prompt: list[int], count: int) -> float:
+def bare_decode(llm: Any, prompt: list[int], count: int) -> float:
     llm.reset()
     stamps = []
     for token in llm.generate(prompt, temp=0.0, top_k=1, reset=True):
@@ -55,7 +62,7 @@ def hearth_prefill(model: LlamaCppModel, messages: list[Message]) -> float:
     return done.stats.evaluated_tokens / done.stats.prefill_seconds
 
 
-def bare_prefill(llm: Llama, prompt: list[int]) -> float:
+def bare_prefill(llm: Any, prompt: list[int]) -> float:
     llm.reset()
     llm._ctx.kv_cache_clear()
     started = time.perf_counter()
@@ -64,9 +71,12 @@ def bare_prefill(llm: Llama, prompt: list[int]) -> float:
 
 
 def decode_ratio(path: Path, repeats: int) -> dict[str, Any]:
-    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
+    from llama_cpp import Llama  # after hearth.engine, which sets OpenMP's spin count
+
+    cores = physical_cores()
+    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH, threads=ThreadPolicy.fixed(cores))
     prompt, _, _ = model.render(STORY, (), GREEDY)
-    llm = Llama(str(path), n_ctx=N_CTX, n_batch=N_BATCH, n_threads=physical_cores(), verbose=False)
+    llm = Llama(str(path), n_ctx=N_CTX, n_batch=N_BATCH, n_threads=cores, verbose=False)
     long_chat = [Message.user("Summarise this: " + "the tide came in and went out. " * 60)]
     long_prompt, _, _ = model.render(long_chat, (), GREEDY)
     ours, bare, ours_prefill, bare_prefill_speeds = [], [], [], []
@@ -90,6 +100,32 @@ def decode_ratio(path: Path, repeats: int) -> dict[str, Any]:
         "bare_prefill_tok_s": round(prefill[1], 1),
         "prefill_ratio_hearth_over_bare": round(prefill[0] / prefill[1], 3),
         "repeats": repeats,
+    }
+
+
+def policy_cost(path: Path, repeats: int) -> dict[str, Any]:
+    """Idle decode speed of each default policy over every core fixed, interleaved."""
+    cores = physical_cores()
+    policies = {
+        "every_core_fixed": ThreadPolicy.fixed(cores),
+        "headless_default": ThreadPolicy.automatic(window=False),
+        "window_default": ThreadPolicy.automatic(window=True),
+    }
+    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
+    speeds: dict[str, list[float]] = {name: [] for name in policies}
+    for _ in range(repeats):
+        for name, policy in policies.items():
+            model.use_threads(policy)
+            model.cache.clear()
+            speeds[name].append(hearth_decode(model)[0])
+    model.close()
+    medians = {name: statistics.median(values) for name, values in speeds.items()}
+    every = medians["every_core_fixed"]
+    return {
+        **{f"{name}_tok_s": round(value, 1) for name, value in medians.items()},
+        "headless_over_every_core": round(medians["headless_default"] / every, 3),
+        "window_over_every_core": round(medians["window_default"] / every, 3),
+        "policies": {name: policy.describe() for name, policy in policies.items()},
     }
 
 
@@ -164,6 +200,7 @@ def main() -> None:
     process = psutil.Process()
     result: dict[str, Any] = {"model": args.model.name, "threads": physical_cores()}
     result["decode"] = decode_ratio(args.model, args.repeats)
+    result["thread_policy_cost_idle"] = policy_cost(args.model, args.repeats)
     result["prefill"] = prefill_per_turn(args.model)
     result["responsiveness"] = stop_latency(args.model)
     with LlamaCppModel(args.model, n_ctx=N_CTX, n_batch=N_BATCH):

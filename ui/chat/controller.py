@@ -23,6 +23,7 @@ from hearth.agent import (
 )
 from hearth.agent.session import ToolChoice
 from hearth.history import StoredConversation
+from hearth.models.speed_history import SpeedReport
 from hearth.ui.chat.entries import AnswerEntry, CardState, UndoState
 from hearth.ui.chat.history import history_entries
 from hearth.ui.chat.presenter import TurnPresenter
@@ -40,6 +41,7 @@ NO_MODEL = "No model is loaded yet. Open Models to download one or import a GGUF
 class TurnSpeed:
     tokens_per_second: float
     context_used: int
+    report: SpeedReport | None = None  # against this computer's usual speed
 
 
 class ChatController(QObject):
@@ -220,7 +222,9 @@ class ChatController(QObject):
         if isinstance(step, ConsentAsked):
             self.consent_did_ask.emit(step.request.call.id)
         elif isinstance(step, TurnDone):
-            self.speed_did_change.emit(TurnSpeed(event.tokens_per_second, event.context_used))
+            self.speed_did_change.emit(
+                TurnSpeed(event.tokens_per_second, event.context_used, event.speed)
+            )
         elif isinstance(step, TurnFailed):
             self.context.errors.show(self.error_parent, "finish the reply", step.error)
 

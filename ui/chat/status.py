@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from hearth.generation import ModelInfo
 from hearth.ui.chat.controller import TurnSpeed
 from hearth.ui.context import UiContext
+from hearth.ui.pages.chrome import set_tone
 
 LOADING = "Loading model…"
 NO_MODEL = "No model loaded"
@@ -20,7 +21,10 @@ def _short(name: str) -> str:
 
 
 class ModelStatus(QLabel):
-    """A small chip: "SmolLM2 · Q8_0 · 92 tok/s · 812 / 4,096 tokens"."""
+    """A small chip: "SmolLM2 · Q8_0 · 92 tok/s · 812 / 4,096 tokens".
+
+    A reply far slower than this computer's usual speed says why, in the warning colour.
+    """
 
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,13 +70,20 @@ class ModelStatus(QLabel):
             return
         info = self.info
         parts = [_short(info.name), info.quantization]
+        report = self.speed.report if self.speed else None
+        slow = report.label() if report else None
         if self.speed is not None and self.speed.tokens_per_second > 0:
-            parts.append(f"{self.speed.tokens_per_second:.0f} tok/s")
+            parts.append(
+                f"{self.speed.tokens_per_second:.0f} tok/s" + (f" ({slow})" if slow else "")
+            )
         used = self.speed.context_used if self.speed else 0
         parts.append(f"{used:,} / {info.context_length:,} tokens")
         self.setText(" · ".join(part for part in parts if part))
+        set_tone(self, "warn" if slow else None)
+        advice = report.advice() if report else None
         self.setToolTip(
-            f"{info.name} ({info.architecture}, {info.quantization})\n{info.source}\n"
+            (f"{advice}\n\n" if advice else "")
+            + f"{info.name} ({info.architecture}, {info.quantization})\n{info.source}\n"
             f"Tool-call format: {info.tool_format}\nContext in use: {used:,} of "
             f"{info.context_length:,} tokens"
         )

@@ -25,6 +25,7 @@ from hearth.agent import (
 from hearth.agent.session import ToolChoice
 from hearth.assistant import Assistant
 from hearth.messages import CancelToken
+from hearth.models.speed_history import CpuMeter, SpeedHistory, SpeedReport
 
 TITLE_CHARS = 60
 
@@ -53,6 +54,7 @@ class StepEvent:
     step: Step
     tokens_per_second: float = 0.0  # TurnDone: measured decode speed
     context_used: int = 0  # TurnDone: tokens the conversation now fills
+    speed: SpeedReport | None = None  # TurnDone: against the usual speed, when long enough
 
 
 class SpeedMeter:
@@ -94,6 +96,7 @@ class _Worker(QObject):
         self._assistant = assistant
         self._config = config
         self._sessions: dict[int, Session] = {}
+        self._speeds = SpeedHistory()
 
     @Slot(object)
     def run_turn(self, request: TurnRequest) -> None:
@@ -120,23 +123,33 @@ class _Worker(QObject):
 
     def _stream(self, session: Session, request: TurnRequest) -> None:
         meter = SpeedMeter()
+        cpu = CpuMeter()
         steps = session.run_turn(request.text, request.cancel, tool_choice=request.tool_choice)
         for step in steps:
             if isinstance(step, ReasoningDelta | AnswerDelta):
                 meter.delta()
             elif isinstance(step, ToolProposed | TurnDone):
                 meter.segment_ended()
-            self.step_did_arrive.emit(self._event(request.turn, step, meter))
+            if isinstance(step, TurnDone):
+                step_event = self._finished(request.turn, step, meter, session, cpu)
+            else:
+                step_event = StepEvent(request.turn, step)
+            self.step_did_arrive.emit(step_event)
 
-    @staticmethod
-    def _event(turn: int, step: Step, meter: SpeedMeter) -> StepEvent:
-        if isinstance(step, TurnDone):
-            prompt = step.stats.prompt_tokens[-1] if step.stats.prompt_tokens else 0
-            used = prompt + meter.last_segment_tokens
-            return StepEvent(
-                turn, step, tokens_per_second=meter.tokens_per_second, context_used=used
-            )
-        return StepEvent(turn, step)
+    def _finished(
+        self, turn: int, done: TurnDone, meter: SpeedMeter, session: Session, cpu: CpuMeter
+    ) -> StepEvent:
+        prompt = done.stats.prompt_tokens[-1] if done.stats.prompt_tokens else 0
+        report = self._speeds.check(
+            session.model.info, meter.tokens, meter.seconds, cpu.others_cores()
+        )
+        return StepEvent(
+            turn,
+            done,
+            tokens_per_second=meter.tokens_per_second,
+            context_used=prompt + meter.last_segment_tokens,
+            speed=report,
+        )
 
 
 class Inference(QObject):

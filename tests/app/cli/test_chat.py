@@ -45,7 +45,7 @@ def run_chat(
 ) -> Result:
     """`hearth chat` at a terminal where the user types `typed` (CTRL_C presses Ctrl-C)."""
     model = ScriptedModel(replies)
-    monkeypatch.setattr(chat_module, "load_model", lambda choice, n_ctx: model)
+    monkeypatch.setattr(chat_module, "load_model", lambda choice, n_ctx, threads: model)
     monkeypatch.setattr(chat_module, "stdin_is_terminal", lambda: True)
 
     def assistant(chat_model: Any) -> Assistant:

@@ -1,0 +1,43 @@
+"""The user's CPU thread setting: automatic, or a fixed count, kept in the config folder."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from hearth.engine.threads import ThreadPolicy
+from hearth.paths import config_dir, write_json_atomically
+
+log = logging.getLogger(__name__)
+
+SETTING_FILE = "engine.json"
+MAX_THREADS = 256
+
+
+def saved_threads() -> int | None:
+    """The saved thread count, or None for automatic (also when the file is unreadable)."""
+    path = config_dir() / SETTING_FILE
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("threads")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, AttributeError) as error:
+        log.warning("ignoring %s, threads are automatic: %s", path, error)
+        return None
+    if value is None or (isinstance(value, int) and 1 <= value <= MAX_THREADS):
+        return value
+    log.warning("ignoring threads=%r in %s, threads are automatic", value, path)
+    return None
+
+
+def save_threads(count: int | None) -> None:
+    """Keep `count` threads (None: automatic) for the next model load."""
+    if count is not None and not 1 <= count <= MAX_THREADS:
+        raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {count}")
+    write_json_atomically(config_dir() / SETTING_FILE, {"threads": count})
+
+
+def thread_policy(*, window: bool, override: int | None = None) -> ThreadPolicy:
+    """`override` (--threads), else the saved setting, else the automatic policy."""
+    count = override or saved_threads()
+    return ThreadPolicy.fixed(count) if count else ThreadPolicy.automatic(window=window)
