@@ -110,33 +110,71 @@ def test_format_progress(progress: DownloadProgress, expected: str) -> None:
     assert format_progress(progress) == expected
 
 
+# The download command, but it also drops a mark file once Ctrl-C has become a cancel request,
+# so the test knows when it may let the download go on without racing the signal.
+_ANNOUNCING_CANCEL = """
+import os, threading
+from hearth.cli import models_cmd
+
+real_download = models_cmd.download_model
+
+def download_model(entry, *, progress, cancel):
+    def mark():
+        cancel.wait()
+        open(os.environ["CANCEL_MARK"], "w").close()
+
+    threading.Thread(target=mark, daemon=True).start()
+    return real_download(entry, progress=progress, cancel=cancel)
+
+models_cmd.download_model = download_model
+models_cmd.models()
+"""
+# Generous: only a guard against a hang, never the thing that makes the test pass.
+_GUARD_S = 60
+
+
+def _wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + _GUARD_S
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="sends a real SIGINT")
 def test_ctrl_c_cancels_cleanly_and_the_same_command_resumes(
     hub: FakeHub, tmp_path: Path, models_dir: Path, make_gguf: Callable[..., Path]
 ) -> None:
     data = make_gguf(tmp_path / "src.gguf", n_floats=256 * 1024).read_bytes()
     hub.add_file("BotPsy/BotPsy-0.8B-GGUF", "BotPsy-0.8B.Q8_0.gguf", data)
-    hub.throttle_bps = 400_000
+    # The hub holds the body after 300 KB (one whole 256 KB chunk on disk) until released, so the
+    # download cannot finish before Ctrl-C lands, however slow the machine.
+    hub.hold_at = 300_000
     part = models_dir / "BotPsy-0.8B.Q8_0.gguf.part"
+    mark = tmp_path / "cancel-requested"
     command = [sys.executable, "-c", "from hearth.cli.models_cmd import models; models()"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
     with subprocess.Popen(
-        [*command, "download", "botpsy-0.8b-q8_0"], env=env, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", _ANNOUNCING_CANCEL, "download", "botpsy-0.8b-q8_0"],
+        env={**env, "CANCEL_MARK": str(mark)},
+        stderr=subprocess.PIPE,
+        text=True,
     ) as process:
-        deadline = time.monotonic() + 20
-        while not (part.exists() and part.stat().st_size) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=20)
+        try:
+            _wait_for(lambda: part.exists() and part.stat().st_size > 0, "bytes in the .part file")
+            process.send_signal(signal.SIGINT)
+            # A command that died of the signal never marks: stop waiting and let the asserts say.
+            _wait_for(lambda: mark.exists() or process.poll() is not None, "a cancel request")
+        finally:
+            hub.release.set()  # The worker sees the cancel at its next chunk.
+        _, err = process.communicate(timeout=_GUARD_S)
     assert process.returncode == 130, err
     assert "hearth models download botpsy-0.8b-q8_0` again to resume" in err
     kept = part.stat().st_size
     assert 0 < kept < len(data)
 
-    hub.throttle_bps = None
     finished = subprocess.run(
-        [*command, "download", "botpsy-0.8b-q8_0"], env=env, capture_output=True, timeout=60
+        [*command, "download", "botpsy-0.8b-q8_0"], env=env, capture_output=True, timeout=_GUARD_S
     )
     assert finished.returncode == 0, finished.stderr
     assert hub.file_gets()[-1].range == f"bytes={kept}-"

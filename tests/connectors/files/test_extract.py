@@ -160,7 +160,9 @@ def test_a_2_gb_pdf_is_skipped_at_once_without_starting_a_parser(tmp_path: Path)
     with TextExtractor() as fresh:
         started = time.monotonic()
         result = fresh.extract(path)
-        assert time.monotonic() - started < 0.1
+        # No parser started is the proof; the bound only rules out reading the file, with room
+        # for a busy machine.
+        assert time.monotonic() - started < 1
         assert parser_pids() == before
     assert result == Extracted("pdf", "", "too large to parse (2.0 GB)")
 
@@ -247,9 +249,11 @@ def test_a_parser_that_runs_too_long_is_killed(tmp_path: Path) -> None:
     slow = make_slow_pdf(tmp_path / "slow.pdf")
     good = make_pdf(tmp_path / "good.pdf", "still works")
     with TextExtractor(Limits(parse_seconds=1)) as extractor:
+        # Start the worker first: how long a busy machine takes to spawn it is not under test.
+        assert "still works" in extractor.extract(good).text
         started = time.monotonic()
         assert extractor.extract(slow) == Extracted("pdf", "", "timed out after 1 s")
-        assert time.monotonic() - started < 5  # includes starting the worker
+        assert time.monotonic() - started < 5
         assert "still works" in extractor.extract(good).text
 
 

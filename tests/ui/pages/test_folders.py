@@ -124,7 +124,8 @@ def test_scanning_shows_a_progress_bar(
     with qtbot.waitSignal(page.folders_did_load):
         page.grant(documents)
     assert files.library.wait_idle(30)
-    qtbot.wait(50)  # the last status report crosses over to the main thread
+    # The last status report crosses over to the main thread before the page is driven by hand.
+    qtbot.waitUntil(lambda: page.model.status is not None and page.model.status.state == "watching")
     root = tmp_path / "Archive"
     page.show_status(IndexStatus("scanning", root, done=12, total=48))
     assert page.bar.isVisible() and (page.bar.value(), page.bar.maximum()) == (12, 48)

@@ -118,12 +118,14 @@ def test_cancel_keeps_the_part_and_resume_finishes_it(
     qtbot: QtBot, page: ModelsPage, hub: FakeHub, published: bytes
 ) -> None:
     hub.throttle_bps = 1_000_000
+    hub.hold_at = len(published) // 2  # cannot finish before the cancel, however slow the machine
     page.select("botpsy-0.8b-q8_0")
     page.download_selected()
     qtbot.waitUntil(lambda: page.panel.bar.value() >= 20, timeout=10_000)
     assert "Downloading" in cell(page, "botpsy-0.8b-q8_0", STATUS)
     with qtbot.waitSignal(page.download_did_end, timeout=10_000) as ended:
         qtbot.mouseClick(page.panel.cancel_button, Qt.MouseButton.LeftButton)
+        hub.release.set()  # the cancel is set: the worker stops at its next chunk
     assert ended.args == ["cancelled"]
     part = paths.models_dir() / f"{FILENAME}.part"
     kept = part.stat().st_size
@@ -195,9 +197,12 @@ def test_screenshot_of_a_download_in_progress(
     qtbot: QtBot, page: ModelsPage, hub: FakeHub, published: bytes
 ) -> None:
     hub.throttle_bps = 600_000
+    hub.hold_at = len(published) * 3 // 5  # still in progress however slow the screenshot is
     page.select("botpsy-0.8b-q8_0")
     page.download_selected()
     qtbot.waitUntil(lambda: page.panel.bar.value() >= 40, timeout=10_000)
     assert save_screenshot(page, "models").exists()
-    with qtbot.waitSignal(page.download_did_end, timeout=10_000):
+    with qtbot.waitSignal(page.download_did_end, timeout=10_000) as ended:
         page.cancel_download()
+        hub.release.set()
+    assert ended.args == ["cancelled"]
