@@ -230,8 +230,8 @@ def chat(
 def _judge_speed(session: Session, done: TurnDone, cpu: CpuMeter) -> None:
     """Say so when this reply was far slower than this computer usually manages."""
     stats = done.stats
-    report = SpeedHistory().check(
-        session.model.info,
+    report = SpeedHistory().check_reply(
+        session.model,
         sum(stats.completion_tokens),
         sum(stats.decode_seconds),
         cpu.others_cores(),

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import psutil
 
-from hearth.generation import ModelInfo
+from hearth.errors import HearthError
+from hearth.generation import ChatModel, ModelInfo
 from hearth.paths import data_dir, write_json_atomically
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,18 @@ class SpeedHistory:
     @staticmethod
     def key(info: ModelInfo) -> str:
         return f"{info.source}|{info.quantization}|{info.threads}"
+
+    def check_reply(
+        self, model: ChatModel, tokens: int, seconds: float, others_cores: float
+    ) -> SpeedReport | None:
+        """`check` for a reply `model` just wrote; a model whose details cannot be read (a
+        server gone away) is not judged, and the reply stands."""
+        try:
+            info = model.info
+        except HearthError as error:
+            log.info("not judging the reply's speed: %s", error)
+            return None
+        return self.check(info, tokens, seconds, others_cores)
 
     def check(
         self, info: ModelInfo, tokens: int, seconds: float, others_cores: float

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from hearth.errors import RemoteModelError
 from hearth.generation import ModelInfo
 from hearth.models.speed_history import CpuMeter, SpeedHistory
 
@@ -67,3 +68,18 @@ def test_the_cpu_meter_sees_another_program_spinning() -> None:
     finally:
         spinner.kill()
         spinner.wait()
+
+
+class _GoneServer:
+    @property
+    def info(self) -> ModelInfo:
+        raise RemoteModelError("the server at http://127.0.0.1:9 is not answering")
+
+
+def test_a_model_whose_details_cannot_be_read_is_not_judged() -> None:
+    assert SpeedHistory().check_reply(_GoneServer(), 100, 1.0, 0.0) is None  # type: ignore[arg-type]
+    assert SpeedHistory().check_reply(_Known(), 100, 1.0, 0.0) is not None  # type: ignore[arg-type]
+
+
+class _Known:
+    info = INFO
