@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Protocol, runtime_checkable
 
 from hearth.engine.threads import ThreadPolicy
+from hearth.generation import ChatModel
 from hearth.paths import config_dir, write_json_atomically
 
 log = logging.getLogger(__name__)
@@ -41,3 +43,21 @@ def thread_policy(*, window: bool, override: int | None = None) -> ThreadPolicy:
     """`override` (--threads), else the saved setting, else the automatic policy."""
     count = override or saved_threads()
     return ThreadPolicy.fixed(count) if count else ThreadPolicy.automatic(window=window)
+
+
+@runtime_checkable
+class RunsOnThreads(Protocol):
+    """A model computed on this machine's CPU threads (not a remote server)."""
+
+    def use_threads(self, threads: ThreadPolicy) -> None: ...
+
+
+def apply_threads(model: ChatModel | None, threads: ThreadPolicy) -> bool:
+    """Use `threads` in the loaded model from its next reply; False for a remote model.
+
+    Waits for a reply in progress to end, so never call it on a UI thread.
+    """
+    if not isinstance(model, RunsOnThreads):
+        return False
+    model.use_threads(threads)
+    return True

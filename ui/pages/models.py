@@ -27,6 +27,7 @@ from hearth.ui.pages.catalog_model import LABEL, ModelTableModel
 from hearth.ui.pages.chrome import Banner, Tone, configure_table, page_layout, set_tone
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
+from hearth.ui.pages.threads_control import ThreadsControl
 from hearth.ui.pages.units import file_size
 
 FINISHED_PANEL_MS = 5000
@@ -67,6 +68,7 @@ class ModelsPage(QWidget):
         self.verify_button = QPushButton("Verify")
         self.import_button = QPushButton("Import .gguf…")
         self.panel = DownloadPanel()
+        self.threads = ThreadsControl(context)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self._lay_out()
@@ -93,6 +95,7 @@ class ModelsPage(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.import_button)
         layout.addLayout(buttons)
+        layout.addWidget(self.threads)
         layout.addWidget(self.panel)
         layout.addWidget(self.status)
 

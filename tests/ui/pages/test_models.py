@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from hearth import paths
 from hearth.assistant import Assistant
-from hearth.models import load_catalog, parse_catalog
+from hearth.models import ThreadPolicy, load_catalog, parse_catalog, saved_threads
 from hearth.ui.context import UiContext
 from hearth.ui.pages.catalog_model import LABEL, LICENSE, SIZE, STATUS
 from hearth.ui.pages.models import ModelsPage
@@ -191,6 +191,25 @@ def test_use_loads_the_model_into_the_assistant(
     assert Path(getattr(assistant.model, "path", "")) == test_gguf
     assert cell(page, "smollm2-135m-test", STATUS) == "In use"
     assert not page.use_button.isEnabled()
+
+
+def test_the_threads_setting_is_saved_and_applied_to_the_loaded_model(
+    qtbot: QtBot, page: ModelsPage, assistant: Assistant
+) -> None:
+    page.select("smollm2-135m-test")
+    with qtbot.waitSignal(page.model_did_change, timeout=60_000):
+        page.use_button.click()
+    model = assistant.model
+    assert getattr(model, "threads", None) == ThreadPolicy.automatic(window=True)
+    choice = page.threads.choice
+    assert choice.currentText() == "Automatic" and "keeping a core" in page.threads.hint.text()
+    choice.setCurrentIndex(choice.findData(1))
+    qtbot.waitUntil(lambda: getattr(model, "threads", None) == ThreadPolicy.fixed(1))
+    assert saved_threads() == 1 and page.threads.hint.text() == "Hearth uses exactly 1 thread."
+    save_screenshot(page, "models_page_threads")
+    choice.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: getattr(model, "threads", None) == ThreadPolicy.automatic(window=True))
+    assert saved_threads() is None
 
 
 def test_screenshot_of_a_download_in_progress(
