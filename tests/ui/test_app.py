@@ -12,7 +12,8 @@ import pytest
 from hearth.assistant import Assistant
 from hearth.errors import ModelNotFoundError
 from hearth.generation import ChatModel
-from hearth.ui.app import FIRST_RUN, start_loading_model
+from hearth.models import ThreadPolicy
+from hearth.ui.app import FIRST_RUN, load_installed_model, start_loading_model
 from hearth.ui.context import UiContext
 from hearth.ui.main_window import MainWindow
 from hearth.ui.tray import LONG_TASK_S, Tray
@@ -100,3 +101,14 @@ def test_quick_ask_sends_a_new_conversation_and_shows_the_reply(qtbot: Any) -> N
     window.close()
     context.shutdown()
     assistant.close()
+
+
+@pytest.mark.model
+def test_the_installed_model_loads_with_a_core_left_for_the_window(test_gguf: Any) -> None:
+    assistant = make_assistant(None, Desk())
+    try:
+        model = load_installed_model(assistant)
+        assert assistant.model is model
+        assert getattr(model, "threads", None) == ThreadPolicy.automatic(window=True)
+    finally:
+        assistant.close()
