@@ -134,7 +134,12 @@ class Composer(QFrame):
     def refresh_icons(self) -> None:
         colours = theme.current()
         for button in (self.use_tool, self.voice, self.stop, self.send):
-            colour = colours.on_accent if button is self.send else colours.muted
+            # Stop is drawn in the text colour so that, off, its muted icon reads as disabled.
+            colour = colours.muted
+            if button is self.send:
+                colour = colours.on_accent
+            elif button is self.stop:
+                colour = colours.text
             button.setIcon(theme.icon(button.property("icon_name"), colour))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

@@ -24,7 +24,7 @@ from hearth.agent import (
 from hearth.agent.session import ToolChoice
 from hearth.history import StoredConversation
 from hearth.models.speed_history import SpeedReport
-from hearth.ui.chat.entries import AnswerEntry, CardState, UndoState
+from hearth.ui.chat.entries import AnswerEntry, CardState, NoticeEntry, UndoState
 from hearth.ui.chat.history import history_entries
 from hearth.ui.chat.presenter import TurnPresenter
 from hearth.ui.chat.transcript import TranscriptModel
@@ -94,7 +94,10 @@ class ChatController(QObject):
         if not text or self.busy or self._loading is not None:
             return False
         if self.context.assistant.model is None:
-            self.transcript.add_notice(NO_MODEL, "warning")
+            entries = self.transcript.entries
+            last = entries[-1] if entries else None
+            if not (isinstance(last, NoticeEntry) and last.text == NO_MODEL):
+                self.transcript.add_notice(NO_MODEL, "warning")  # said once, not once a try
             return False
         self._turns += 1
         request = TurnRequest(self._turns, self.conversation_id, text, tool_choice=tool_choice)

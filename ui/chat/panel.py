@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -27,6 +27,8 @@ KEY_HINTS = (
     "Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+T uses a tool · Ctrl+N starts anew"
 )
 HINT_SHOW_MS = 5000
+TITLE_MIN_CHARS = 8
+CHIP_MIN_WIDTH = 140
 
 
 class ElidedLabel(QLabel):
@@ -35,7 +37,15 @@ class ElidedLabel(QLabel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._full = ""
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+    def minimumSizeHint(self) -> QSize:
+        # A few letters and the "…" stay however narrow the window: the title never vanishes.
+        width = self.fontMetrics().horizontalAdvance("W" * TITLE_MIN_CHARS + "…")
+        return QSize(width, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return self.minimumSizeHint()
 
     def set_full_text(self, text: str) -> None:
         self._full = text
@@ -99,6 +109,7 @@ class ChatPanel(QWidget):
         self.title = ElidedLabel()
         self.title.setObjectName("conversationTitle")
         self.status = ModelStatus(context)
+        self.status.setMinimumWidth(CHIP_MIN_WIDTH)  # it gives way first; its tooltip has it all
         self.banner = FirstRunBanner()
         self.banner.hide()
         self.banner.open_models.connect(self.open_models_requested)

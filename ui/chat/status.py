@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QWidget
 
 from hearth.generation import ModelInfo
+from hearth.models.naming import display_name
 from hearth.ui.chat.controller import TurnSpeed
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import set_tone
@@ -31,6 +32,7 @@ class ModelStatus(QLabel):
         self.setObjectName("statusChip")
         self.context = context
         self.info: ModelInfo | None = None
+        self.name = ""  # what the user calls the model: its catalog name or a cleaned file name
         self.speed: TurnSpeed | None = None
         self._loading = False
         self._render()
@@ -45,17 +47,23 @@ class ModelStatus(QLabel):
         if model is None:
             self.show_model(None)
             return
+
+        def described() -> tuple[ModelInfo, str]:
+            info = model.info
+            return info, display_name(info)
+
         self.context.run(
-            lambda: model.info,
+            described,
             receiver=self,
-            success=self.show_model,
+            success=lambda found: self.show_model(*found),
             doing="read the model's details",
         )
 
-    def show_model(self, info: ModelInfo | None) -> None:
+    def show_model(self, info: ModelInfo | None, name: str | None = None) -> None:
         if info is not self.info:
             self.speed = None
         self.info = info
+        self.name = name or (info.name if info else "")
         self._loading = False
         self._render()
 
@@ -69,7 +77,7 @@ class ModelStatus(QLabel):
             self.setToolTip("Choose a model under Models." if not self._loading else "")
             return
         info = self.info
-        parts = [_short(info.name), info.quantization]
+        parts = [_short(self.name or info.name), info.quantization]
         report = self.speed.report if self.speed else None
         slow = report.label() if report else None
         if self.speed is not None and self.speed.tokens_per_second > 0:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -113,6 +120,7 @@ def configure_table(view: QTableView, *, stretch_column: int) -> None:
     header.setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
     header.setStretchLastSection(False)
     view.setStyleSheet(_table_style(view.palette()))
+    view.installEventFilter(_TableRestyler(view))
     view.setItemDelegate(_RowDelegate(view))
     view.model().modelReset.connect(lambda: fit_columns(view, stretch_column))
     fit_columns(view, stretch_column)
@@ -124,6 +132,22 @@ def fit_columns(view: QTableView, stretch_column: int) -> None:
         if column != stretch_column:
             view.resizeColumnToContents(column)
             view.setColumnWidth(column, min(view.columnWidth(column), MAX_COLUMN_WIDTH))
+
+
+class _TableRestyler(QObject):
+    """Re-colours a table's header and cells when the theme (the application palette) changes."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(watched, QTableView) and event.type() == QEvent.Type.PaletteChange:
+            style = _table_style(watched.palette())
+            if watched.styleSheet() != style:  # setting the same style again would loop
+                watched.setStyleSheet(style)
+                model = watched.model()
+                if isinstance(model, QSortFilterProxyModel):
+                    model = model.sourceModel()
+                if hasattr(model, "set_palette"):
+                    model.set_palette(watched.palette())
+        return False
 
 
 def _table_style(palette: QPalette) -> str:

@@ -22,6 +22,7 @@ from hearth.models.inventory import (
     load_rows,
 )
 from hearth.ui.context import UiContext
+from hearth.ui.errors import describe_error
 from hearth.ui.ops import run_op
 from hearth.ui.pages.catalog_model import LABEL, ModelTableModel
 from hearth.ui.pages.chrome import Banner, Tone, configure_table, page_layout, set_tone
@@ -31,6 +32,7 @@ from hearth.ui.pages.threads_control import ThreadsControl
 from hearth.ui.pages.units import file_size
 
 FINISHED_PANEL_MS = 5000
+LOADING_MODELS = "Loading models…"
 FIRST_RUN = (
     "<b>No model is installed yet.</b> Hearth needs one on this computer to answer you. "
     "Download the recommended model below — once it is here, nothing leaves your machine — "
@@ -56,6 +58,8 @@ class ModelsPage(QWidget):
         self.import_dialog: QFileDialog | None = None
         self._loading_model = False
         self._wanted: Path | None = None  # select this file once the list is re-read
+        self._announce: tuple[str, Tone] | None = None  # said once the wanted row is listed
+        self._use_wanted = False  # put the wanted file in use: no model was loaded
         self.model = ModelTableModel(self.palette(), self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -71,6 +75,8 @@ class ModelsPage(QWidget):
         self.threads = ThreadsControl(context)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.loading = QLabel(LOADING_MODELS)
+        self.loading.setObjectName("hint")
         self._lay_out()
         self._connect()
         self.refresh()
@@ -88,6 +94,7 @@ class ModelsPage(QWidget):
         self.banner.add_action(self.recommended_button)
         self.banner.hide()
         layout.addWidget(self.banner)
+        layout.addWidget(self.loading)
         layout.addWidget(self.table, 1)
         buttons = QHBoxLayout()
         for button in (self.download_button, self.use_button, self.verify_button):
@@ -121,6 +128,7 @@ class ModelsPage(QWidget):
 
     def _show_rows(self, rows: list[ModelRow]) -> None:
         chosen = self.selected_row()
+        self.loading.hide()
         self.model.set_rows(rows)
         self.model.set_in_use(getattr(self.context.assistant.model, "path", None))
         first_run = self.context.assistant.model is None and not any(r.installed for r in rows)
@@ -136,7 +144,26 @@ class ModelsPage(QWidget):
         if target is not None:
             self.select(target.key)
         self._update_buttons()
+        self._arrived(wanted)
         self.inventory_did_load.emit()
+
+    def _arrived(self, wanted: ModelRow | None) -> None:
+        """Say what the wanted file's row is there for; with no model loaded, put it in use."""
+        announce, use = self._announce, self._use_wanted
+        self._announce, self._use_wanted = None, False
+        if wanted is None:
+            return
+        if announce is not None:
+            self._say(*announce)
+        if use and self.context.assistant.model is None:
+            self.use_selected()
+
+    def _expect(self, path: Path, text: str) -> None:
+        """Re-read the list; once `path` is listed, say `text` (and use it if none is in use)."""
+        self._wanted = path
+        self._announce = (text, "good")
+        self._use_wanted = self.context.assistant.model is None
+        self.refresh()
 
     def selected_row(self) -> ModelRow | None:
         rows = self.table.selectionModel().selectedRows()
@@ -198,8 +225,8 @@ class ModelsPage(QWidget):
     def _downloaded(self, row: ModelRow, path: Path) -> None:
         self.panel.end(f"Downloaded {row.label}", f"Checked against the hub's checksum: {path}")
         QTimer.singleShot(FINISHED_PANEL_MS, self, self._hide_finished_panel)
-        self._say(f"{row.label} is installed. Choose “Use this model” to switch to it.", "good")
         self._download_stopped(row, "done")
+        self._expect(path, f"{row.label} is installed. Choose “Use this model” to switch to it.")
 
     def _download_failed(self, row: ModelRow, error: Exception) -> None:
         self.context.errors.show(self, f"download {row.label}", error)
@@ -214,7 +241,8 @@ class ModelsPage(QWidget):
         if self.job is not None:
             self.job.deleteLater()
         self.job = None
-        self.refresh()
+        if how != "done":
+            self.refresh()  # a finished download re-reads the list itself, see `_downloaded`
         self.download_did_end.emit(how)
 
     def _hide_finished_panel(self) -> None:
@@ -282,15 +310,20 @@ class ModelsPage(QWidget):
 
     def import_file(self, source: Path) -> None:
         self._say(f"Importing {source.name}…")
-        self.context.run(
+        doing = f"import {source.name}"
+
+        def failed(error: Exception) -> None:
+            self._say(f"Could not {doing}: {describe_error(error)[0]}", "bad")
+            self.context.errors.show(self, doing, error)
+
+        run_op(
+            self.context.pool,
             lambda: import_and_verify(source),
             receiver=self,
             success=self._imported,
-            doing=f"import {source.name}",
+            failure=failed,
         )
 
     def _imported(self, result: tuple[Path, GGUFSummary]) -> None:
         path, _summary = result
-        self._say(f"Imported {path.name}; it is checked and ready to use.", "good")
-        self._wanted = path
-        self.refresh()
+        self._expect(path, f"Imported {path.name}; it is checked and ready to use.")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QPalette
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -16,6 +17,14 @@ class ColumnsTableModel(QAbstractTableModel):
 
     columns: tuple[str, ...] = ()
     rows: Sequence[Any] = ()
+    _palette: QPalette
+
+    def set_palette(self, palette: QPalette) -> None:
+        """The theme changed: cells re-read their status colours from the new palette."""
+        self._palette = palette
+        if self.rows and self.columns:
+            last = self.index(len(self.rows) - 1, len(self.columns) - 1)
+            self.dataChanged.emit(self.index(0, 0), last, [Qt.ItemDataRole.ForegroundRole])
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
