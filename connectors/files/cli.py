@@ -11,10 +11,13 @@ from pathlib import Path
 
 import click
 
+from hearth.connectors.files.errors import FilesError
 from hearth.connectors.files.fsops import Grant
 from hearth.connectors.files.index import Query
 from hearth.connectors.files.library import FileLibrary
 from hearth.connectors.files.names import shown
+
+SKIPPED_SHOWN = 20
 
 
 def files_commands(library: FileLibrary) -> click.Group:
@@ -67,10 +70,6 @@ def index(library: FileLibrary) -> None:
     """Bring the index up to date with every granted folder now."""
     for grant in library.current():
         _index(library, grant)
-    skipped = library.index.skipped(limit=20)
-    for entry in skipped:
-        where, why = shown(str(entry.path)), shown(entry.skipped or "")
-        click.secho(f"text not indexed: {where}: {why}", dim=True, err=True)
 
 
 @click.command("search")
@@ -80,7 +79,10 @@ def index(library: FileLibrary) -> None:
 @click.pass_obj
 def search(library: FileLibrary, words: tuple[str, ...], kind: str | None, limit: int) -> None:
     """Search names and text in the granted folders."""
-    hits = library.index.search(Query(" ".join(words), kind=kind, limit=limit), library.roots())
+    try:
+        hits = library.index.search(Query(" ".join(words), kind=kind, limit=limit), library.roots())
+    except FilesError as error:
+        raise click.ClickException(str(error)) from None
     if not hits:
         click.echo("No matches.")
     for hit in hits:
@@ -98,7 +100,14 @@ def _index(library: FileLibrary, grant: Grant) -> None:
             bar.update(done - bar.pos)
 
         result = library.scanner.scan(grant, progress)
+    # Skipped entries are told from the index, so a grant and any later index say the same.
+    skipped = library.index.count_skipped(grant.path)
     click.echo(
-        f"{result.seen} entries, {result.indexed} read, {result.removed} removed, "
-        f"{result.skipped} without text"
+        f"{result.seen} entries, {result.indexed} read, {result.removed} removed, {skipped} skipped"
     )
+    named = library.index.skipped(grant.path, limit=SKIPPED_SHOWN)
+    for entry in named:
+        where, why = shown(str(entry.path)), shown(entry.skipped or "")
+        click.secho(f"skipped: {where}: {why}", dim=True, err=True)
+    if skipped > len(named):
+        click.secho(f"and {skipped - len(named)} more skipped", dim=True, err=True)

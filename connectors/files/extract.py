@@ -33,10 +33,12 @@ from hearth.connectors.files.sandbox import (
     SandboxError,
 )
 
-__all__ = ["Extracted", "Limits", "SandboxClosed", "TextExtractor", "kind_of"]
+__all__ = ["UNREADABLE", "Extracted", "Limits", "SandboxClosed", "TextExtractor", "kind_of"]
 
 logger = logging.getLogger(__name__)
 
+UNREADABLE = "could not read"
+"""How the reason starts when a file could not be opened or read; such files are tried again."""
 _MD_SUFFIXES = {".md", ".markdown", ".mdown", ".mkd"}
 # Formats that are plain text people search by content; source code is left to other tools.
 _TXT_SUFFIXES = {".txt", ".text", ".log", ".csv", ".tsv", ".json", ".yaml", ".yml", ".toml"}
@@ -115,7 +117,7 @@ class TextExtractor:
         try:
             return self._extract(kind, path, opened)
         except OSError as error:
-            return _skip(kind, path, f"could not read: {error.strerror or error}")
+            return _skip(kind, path, f"{UNREADABLE}: {error.strerror or error}")
 
     def close(self) -> None:
         """Stop the parser processes, abandoning parses in progress; idempotent."""

@@ -17,28 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hearth import HearthError
+from hearth.connectors.files.errors import FilesError
+from hearth.connectors.files.excerpts import Stemmer, excerpt
+from hearth.connectors.files.schema import prepare
 
 log = logging.getLogger(__name__)
 
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS files ("
-    " id INTEGER PRIMARY KEY,"
-    " path TEXT NOT NULL UNIQUE,"
-    " name TEXT NOT NULL,"
-    " kind TEXT NOT NULL,"
-    " size INTEGER NOT NULL,"
-    " mtime REAL NOT NULL,"
-    " skipped TEXT)",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS files_fts USING fts5("
-    " name, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')",
-)
-SCHEMA_VERSION = 2
 _DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
-_WORD = re.compile(r"\w+", re.UNICODE)
+# Letters and digits: the tokenizer splits words at "_" as at any other punctuation.
+_WORD = re.compile(r"[^\W_]+")
+NO_WORDS = "The query has no words to search for"
 # Names weigh more than body text: a file called "budget" beats one that mentions it.
 _RANK = "bm25(files_fts, 8.0, 1.0)"
 BROAD_MATCHES = 1000
-_EXCERPT_CHARS = 60
 
 
 class FileIndexError(HearthError):
@@ -83,6 +74,7 @@ class FileIndex:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._stemmer = Stemmer()
         try:
             self._prepare()
         except sqlite3.DatabaseError as error:
@@ -97,13 +89,7 @@ class FileIndex:
     def _prepare(self) -> None:
         conn = self._connection()
         with conn:
-            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                # An index from another version is a cache like any other: rebuilt by rescans.
-                conn.execute("DROP TABLE IF EXISTS files_fts")
-                conn.execute("DROP TABLE IF EXISTS files")
-            for statement in SCHEMA:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            prepare(conn)
 
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -179,22 +165,31 @@ class FileIndex:
             return int(self._connection().execute("SELECT count(*) FROM files").fetchone()[0])
         return len(self.known(folder))
 
-    def skipped(self, limit: int = 100) -> list[Entry]:
+    def skipped(self, folder: Path | None = None, limit: int = 100) -> list[Entry]:
+        """Entries without text (below `folder`, if given), each with the reason."""
+        where, params = _skipped_below(folder)
         rows = self._connection().execute(
-            "SELECT path, kind, size, mtime, skipped FROM files WHERE skipped IS NOT NULL"
-            " ORDER BY path LIMIT ?",
-            (limit,),
+            "SELECT path, kind, size, mtime, skipped FROM files"
+            f" WHERE {where} ORDER BY path LIMIT ?",
+            (*params, limit),
         )
         return [Entry(Path(p), k, s, m, r) for p, k, s, m, r in rows]
 
+    def count_skipped(self, folder: Path | None = None) -> int:
+        where, params = _skipped_below(folder)
+        query = f"SELECT count(*) FROM files WHERE {where}"
+        return int(self._connection().execute(query, params).fetchone()[0])
+
     def search(self, query: Query, roots: Iterable[Path]) -> list[Hit]:
-        """Best matches first; with no words, the most recently modified entries.
+        """Best matches first; with an empty query, the most recently modified entries.
 
         Files holding every word come first. If none does, files holding any of them are
         ranked instead: a small model often pads a query with words no file contains.
         """
         where, params = _filters(query, list(roots))
         words = _WORD.findall(query.text.lower())
+        if not words and query.text.strip():
+            raise FilesError(NO_WORDS)
         if not words:
             sql = f"SELECT f.path, f.kind, f.size, f.mtime, '' FROM files f WHERE {where}"
             rows = self._connection().execute(
@@ -224,10 +219,12 @@ class FileIndex:
             (match, *params, limit),
         ).fetchall()
         # Excerpts only for the rows kept; FTS5's snippet() would be made for every match.
+        stems = self._stemmer.stems(words) if rows else []
         hits = []
         for row_id, path, kind, size, mtime in rows:
             body = conn.execute("SELECT body FROM files_fts WHERE rowid = ?", (row_id,)).fetchone()
-            hits.append(Hit(Path(path), kind, size, mtime, excerpt(body[0] if body else "", words)))
+            snippet = excerpt(body[0] if body else "", words, stems)
+            hits.append(Hit(Path(path), kind, size, mtime, snippet))
         return hits
 
     def close(self) -> None:
@@ -265,24 +262,16 @@ def _filters(query: Query, roots: list[Path]) -> tuple[str, list[object]]:
     return " AND ".join(clauses), params
 
 
+def _skipped_below(folder: Path | None) -> tuple[str, tuple[str, ...]]:
+    if folder is None:
+        return "skipped IS NOT NULL", ()
+    return "skipped IS NOT NULL AND path >= ? AND path < ?", _subtree(folder)
+
+
 def _subtree(folder: Path) -> tuple[str, str]:
     # Every path below `folder` sorts between "folder/" and "folder0" ('0' follows '/').
     base = str(folder).rstrip("/")
     return base + "/", base + "0"
-
-
-def excerpt(text: str, words: list[str]) -> str:
-    """The first place one of `words` starts a word in `text`, marked like FTS5's snippets."""
-    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
-    found = pattern.search(text)
-    if found is None:
-        return ""
-    start, end = found.span()
-    before = text[max(0, start - _EXCERPT_CHARS) : start]
-    after = text[end : end + _EXCERPT_CHARS]
-    lead = "… " if start > _EXCERPT_CHARS else ""
-    tail = " …" if end + _EXCERPT_CHARS < len(text) else ""
-    return " ".join(f"{lead}{before}[{found.group(0)}]{after}{tail}".split())
 
 
 def _terms(words: list[str], joiner: str) -> str:

@@ -208,8 +208,9 @@ class FileLibrary:
             self._set(replace(self._status, state="scanning", root=root, done=done, total=total))
 
         self._set(replace(self._status, state="scanning", root=root, done=0, total=0))
-        result = self.scanner.scan(grant, progress, self._stopping)
-        self._set(replace(self._status, skipped=self._status.skipped + result.skipped))
+        self.scanner.scan(grant, progress, self._stopping)
+        # Counted in the index, not added up per scan: a rescan retries unreadable files.
+        self._set(replace(self._status, skipped=self.index.count_skipped()))
 
     def _forget(self, root: Path) -> None:
         with self.index.writing() as conn:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hearth.connectors.files.errors import FilesError
-from hearth.connectors.files.extract import Extracted, TextExtractor, kind_of
+from hearth.connectors.files.extract import UNREADABLE, Extracted, TextExtractor, kind_of
 from hearth.connectors.files.fsops import (
     FOLDER,
     Grant,
@@ -44,6 +44,8 @@ _Item = tuple[Grant, Path, os.stat_result]
 
 @dataclass(frozen=True, slots=True)
 class ScanResult:
+    """Entries found; of those read now, how many gave text (or are folders) and how many not."""
+
     seen: int
     indexed: int
     removed: int
@@ -76,10 +78,11 @@ class Scanner:
                 seen = dict(walk(descriptor, spot.path, cancel, sweep=True))
         except FilesError as error:  # gone, replaced, or a link now: nothing is seen through it
             log.warning("cannot index %s: %s", spot.path, error)
+        retry = self._unreadable(spot.path)
         changed = [
             (spot.grant, path, info)
             for path, info in seen.items()
-            if known.get(path) != (info.st_size, info.st_mtime)
+            if known.get(path) != (info.st_size, info.st_mtime) or path in retry
         ]
         gone = [path for path in known if path not in seen]
         with self.index.writing() as conn:
@@ -87,6 +90,9 @@ class Scanner:
                 self.index.remove(conn, path)
         indexed, skipped = self._index(changed, progress, cancel)
         return ScanResult(len(seen), indexed, len(gone), skipped)
+
+    def _unreadable(self, folder: Path) -> set[Path]:
+        return {e.path for e in self.index.skipped(folder, limit=-1) if _could_not_read(e)}
 
     def update(self, paths: Iterable[Path], grants: list[Grant]) -> None:
         """Re-check the given paths after change events: re-index, rescan or forget each."""
@@ -113,7 +119,9 @@ class Scanner:
 
     def _changed(self, path: Path, info: os.stat_result) -> bool:
         known = self.index.get(path)
-        return known is None or (known.size, known.mtime) != (info.st_size, info.st_mtime)
+        if known is None or _could_not_read(known):
+            return True
+        return (known.size, known.mtime) != (info.st_size, info.st_mtime)
 
     def _index(
         self,
@@ -121,6 +129,7 @@ class Scanner:
         progress: Progress | None,
         cancel: threading.Event | None,
     ) -> tuple[int, int]:
+        """Read and index `items`; how many gave text (or are folders), and how many not."""
         done = skipped = 0
         total = len(items)
         if progress:
@@ -139,7 +148,7 @@ class Scanner:
                 done += len(batch)
                 if progress:
                     progress(done, total)
-        return done, skipped
+        return done - skipped, skipped
 
     def _read(self, item: _Item) -> Extracted:
         grant, path, info = item
@@ -152,7 +161,7 @@ class Scanner:
             with parent_of(spot) as folder:
                 descriptor = open_at(folder, spot.name, READ)
         except (FilesError, OSError) as error:
-            return Extracted(kind_of(path), "", f"could not read: {_reason(error)}")
+            return Extracted(kind_of(path), "", f"{UNREADABLE}: {_reason(error)}")
         try:
             return self.extractor.extract(path, descriptor)
         finally:
@@ -242,6 +251,11 @@ def _status(spot: Spot) -> os.stat_result | None:
             return stat_at(folder, spot.name)
     except FilesError:
         return None
+
+
+def _could_not_read(entry: Entry) -> bool:
+    # A file made readable keeps its size and time, so one that could not be read is retried.
+    return (entry.skipped or "").startswith(UNREADABLE)
 
 
 def _reason(error: BaseException) -> str:

@@ -195,3 +195,10 @@ def test_results_are_typed_and_keep_the_json_the_model_reads(
     }
     [trashed] = call(tools, "files.trash", paths=[folder["created"]])["trashed"]
     assert set(trashed) == {"original", "trash_file", "info_file"}
+
+
+def test_search_without_words_tells_the_model(tools: dict[str, Tool], indexed: FileLibrary) -> None:
+    for query in ("?!", "...", "-"):
+        with pytest.raises(FilesError, match="The query has no words to search for"):
+            call(tools, "files.search", query=query)
+    assert call(tools, "files.search", query="budgets")["results"][0]["path"].endswith("notes.txt")
