@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -28,6 +28,14 @@ from hearth.ui.tray import Tray
 QUIT_AFTER_ENV = "HEARTH_QUIT_AFTER_MS"
 CONTEXT_TOKENS = 8192
 SIGNAL_POLL_MS = 250
+# Qt platforms that draw without a window system; any other needs DISPLAY or WAYLAND_DISPLAY.
+HEADLESS_PLATFORMS = frozenset(
+    {"offscreen", "minimal", "minimalegl", "vnc", "eglfs", "linuxfb", "vkkhrdisplay"}
+)
+NO_DISPLAY = (
+    "Hearth found no display for its window (DISPLAY and WAYLAND_DISPLAY are unset); "
+    "in the terminal, scripts/run chat works (hearth chat where Hearth is installed)."
+)
 FIRST_RUN = (
     "No model is installed yet. Hearth needs one on this computer to answer you: "
     "download the recommended model or import a .gguf file you already have."
@@ -35,6 +43,17 @@ FIRST_RUN = (
 FIRST_RUN_NO_PAGE = (
     FIRST_RUN + " In a terminal: hearth models download, or hearth models import FILE."
 )
+
+
+def display_missing(env: Mapping[str, str], platform: str = sys.platform) -> bool:
+    """Whether Qt would find no display here and abort the process instead of raising."""
+    if not platform.startswith(("linux", "freebsd", "openbsd", "netbsd", "dragonfly")):
+        return False
+    # QT_QPA_PLATFORM may list fallbacks ("wayland;xcb") and give options ("vnc:size=...").
+    chosen = {name.split(":")[0] for name in env.get("QT_QPA_PLATFORM", "").split(";")}
+    if chosen & HEADLESS_PLATFORMS:
+        return False
+    return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
 
 
 def load_installed_model(assistant: Assistant) -> ChatModel:
@@ -115,6 +134,9 @@ def close_on_interrupt(window: MainWindow) -> Callable[..., object] | int | None
 
 def main() -> int:
     """Run the desktop app until its window closes; the exit status."""
+    if display_missing(os.environ):
+        print(NO_DISPLAY, file=sys.stderr)
+        return 1
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("Hearth")

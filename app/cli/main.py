@@ -1,54 +1,108 @@
 """`hearth` entry point: no subcommand opens the desktop app; subcommands work headless.
 
-Commands from plugins (e.g. `hearth files`) and the desktop front end are found through
-entry points, so the core never imports `hearth.connectors` or `hearth.ui`.
+Built-in commands are imported only when one is run, so `hearth --help` loads neither the
+engine, Qt nor the hub client. Commands from plugins (e.g. `hearth files`) and the desktop
+front end are found through entry points, so the core never imports `hearth.connectors` or
+`hearth.ui`.
 """
 
 from __future__ import annotations
 
+import importlib
+import logging
 import sys
 from importlib.metadata import entry_points
 
 import click
 
-from hearth.cli.audit_cmd import audit
-from hearth.cli.chat import ask, chat
-from hearth.cli.models_cmd import models
-from hearth.cli.undo_cmd import undo
 from hearth.errors import HearthError
-from hearth.plugins import load_plugins
-from hearth.tools import ToolRegistry
 
 FRONTENDS = "hearth.frontends"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+VERBOSE_HANDLER = "hearth-verbose"
+# name -> ("module:attribute", short help). The short help is written here so that listing
+# the commands imports none of them; a test checks it against each command's own.
+BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
+    "ask": ("hearth.cli.chat:ask", "Ask one question and stream the answer."),
+    "audit": (
+        "hearth.cli.audit_cmd:audit",
+        "Show and export the audit log of tool calls and consent decisions.",
+    ),
+    "chat": ("hearth.cli.chat:chat", "Talk with Hearth in the terminal."),
+    "models": (
+        "hearth.cli.models_cmd:models",
+        "List, download, import and check the models Hearth can run.",
+    ),
+    "undo": ("hearth.cli.undo_cmd:undo", "Undo the last COUNT actions Hearth took, newest first."),
+}
 
 
 class HearthGroup(click.Group):
-    """Built-in commands plus those plugins register, loaded only when asked for."""
+    """Built-in commands plus those plugins register, each loaded only when asked for."""
 
     _plugin_commands: dict[str, click.Command] | None = None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self._plugins()})
+        return sorted({*BUILTIN_COMMANDS, *super().list_commands(ctx), *self._plugins()})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in BUILTIN_COMMANDS and name not in self.commands:
+            self.add_command(_import_command(BUILTIN_COMMANDS[name][0]), name)
         return super().get_command(ctx, name) or self._plugins().get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, with built-ins' short help taken from the map, not an import."""
+        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        rows: list[tuple[str, str]] = []
+        for name in self.list_commands(ctx):
+            if name in BUILTIN_COMMANDS and name not in self.commands:
+                rows.append((name, BUILTIN_COMMANDS[name][1]))
+            elif (command := self.get_command(ctx, name)) and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def _plugins(self) -> dict[str, click.Command]:
         if self._plugin_commands is None:
+            from hearth.plugins import load_plugins
+            from hearth.tools import ToolRegistry
+
             report = load_plugins(ToolRegistry())
             self._plugin_commands = {
                 command.name: command
                 for command in report.commands
-                if command.name and command.name not in self.commands
+                if command.name and command.name not in BUILTIN_COMMANDS
             }
         return self._plugin_commands
 
 
+def _import_command(target: str) -> click.Command:
+    module, _, attribute = target.partition(":")
+    command = getattr(importlib.import_module(module), attribute)
+    assert isinstance(command, click.Command), target
+    return command
+
+
+def show_logs(verbose: bool) -> None:
+    """With --verbose, Hearth's own DEBUG and INFO logs go to stderr; otherwise they stay quiet."""
+    logger = logging.getLogger("hearth")
+    if not verbose or any(h.name == VERBOSE_HANDLER for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.name = VERBOSE_HANDLER
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+
+
 @click.group(cls=HearthGroup, invoke_without_command=True)
 @click.version_option(package_name="hearth")
+@click.option("--verbose", is_flag=True, help="Show Hearth's debug log (llama.cpp's too).")
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, verbose: bool) -> None:
     """Hearth, a private assistant that runs a small model on this computer."""
+    show_logs(verbose)
     if ctx.invoked_subcommand is None:
         sys.exit(launch_desktop())
 
@@ -67,13 +121,6 @@ def launch_desktop() -> int:
             f"The desktop app cannot start: {error}. Reinstall it with  pip install 'hearth[ui]'"
         ) from None
     return int(start() or 0)
-
-
-cli.add_command(ask)
-cli.add_command(chat)
-cli.add_command(models)
-cli.add_command(audit)
-cli.add_command(undo)
 
 
 def main() -> None:
