@@ -11,11 +11,11 @@ from pathlib import Path
 
 import llama_cpp
 from llama_cpp._internals import LlamaContext, LlamaModel
-from llama_cpp._logger import set_verbose
 
 from hearth.engine.cache import DecodeAborted, PromptCache
 from hearth.engine.decode import Reply
 from hearth.engine.gguf_check import inspect_gguf
+from hearth.engine.llama_log import route_llama_log
 from hearth.engine.sampling import Sampling
 from hearth.engine.template import ChatTemplate
 from hearth.engine.threads import ThreadPolicy, ThreadTuner
@@ -62,7 +62,7 @@ class LlamaCppModel:
         self.path = Path(path)
         inspect_gguf(self.path)  # never hand llama.cpp a file we can see is broken
         _init_backend()
-        set_verbose(verbose)
+        route_llama_log()
         params = llama_cpp.llama_model_default_params()
         try:
             self._model = LlamaModel(path_model=str(self.path), params=params, verbose=verbose)

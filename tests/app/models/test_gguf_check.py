@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import json
+import os
 import struct
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from hearth import paths
+from hearth.engine import gguf_header
 from hearth.engine.gguf_check import inspect_gguf
 from hearth.errors import ModelFileError
 
@@ -123,3 +127,143 @@ def test_absurd_array_length_fails_fast_instead_of_hanging(tmp_path: Path) -> No
     path = tmp_path / "endless.gguf"
     path.write_bytes(header + array_of_2_to_the_40_uint32 + bytes(16))
     assert "runs past the end of the file" in _reason(path)
+
+
+_INTERNALS = ("numpy", "memmap", "dtype", "ValueType", "QuantizationType", "codec", "valid ")
+
+
+def _first_key_at(data: bytes) -> tuple[int, int]:
+    """Where the first metadata key's bytes start and end (after the 24-byte header)."""
+    (length,) = struct.unpack_from("<Q", data, 24)
+    return 32, 32 + length
+
+
+def _damage_value_type(data: bytearray) -> None:
+    _, end = _first_key_at(data)
+    data[end : end + 4] = struct.pack("<I", 200)
+
+
+def _damage_key_text(data: bytearray) -> None:
+    start, _ = _first_key_at(data)
+    data[start] = 0xFF
+
+
+def _damage_tensor_type(data: bytearray) -> None:
+    name = b"output_norm.weight"
+    type_at = data.index(name) + len(name) + 4 + 8  # after n_dims (u32) and one dim (u64)
+    data[type_at : type_at + 4] = struct.pack("<I", 999)
+
+
+def _damage_tensor_dims(data: bytearray) -> None:
+    name = b"output_norm.weight"
+    n_dims_at = data.index(name) + len(name)
+    data[n_dims_at : n_dims_at + 4] = struct.pack("<I", 7)
+
+
+def _damage_tensor_count(data: bytearray) -> None:
+    data[8:16] = struct.pack("<Q", 2**40)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _damage_value_type,
+        _damage_key_text,
+        _damage_tensor_type,
+        _damage_tensor_dims,
+        _damage_tensor_count,
+    ],
+)
+def test_a_damaged_file_gets_one_clear_line_without_library_internals(
+    damage: Callable[[bytearray], None], tiny_gguf: Path, tmp_path: Path
+) -> None:
+    damaged = tmp_path / "damaged.gguf"
+    data = bytearray(tiny_gguf.read_bytes())
+    damage(data)
+    damaged.write_bytes(bytes(data))
+    reason = _reason(damaged)
+    assert "\n" not in reason
+    assert "corrupt" in reason and reason.endswith("download or import it again")
+    assert not [word for word in _INTERNALS if word in reason], reason
+
+
+def test_a_truncated_file_says_what_to_do(tiny_gguf: Path, tmp_path: Path) -> None:
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(tiny_gguf.read_bytes()[:-1000])
+    assert _reason(cut).endswith("download or import it again")
+
+
+def test_a_verified_file_is_remembered_by_path_size_mtime_and_inode(tiny_gguf: Path) -> None:
+    inspect_gguf(tiny_gguf)
+    stat = tiny_gguf.stat()
+    memory = json.loads((paths.data_dir() / "verified-models.json").read_text())
+    entry = memory["files"][str(tiny_gguf.resolve())]
+    assert (entry["size"], entry["mtime_ns"], entry["inode"]) == (
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ino,
+    )
+    assert inspect_gguf(tiny_gguf) == inspect_gguf(str(tiny_gguf)) == _summary_of(tiny_gguf)
+
+
+def _summary_of(path: Path) -> object:
+    (paths.data_dir() / "verified-models.json").unlink()
+    return inspect_gguf(path)
+
+
+def _bump_mtime(path: Path, stat: os.stat_result) -> None:
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_verified_file_rewritten_with_the_same_size_is_checked_again(
+    tiny_gguf: Path,
+) -> None:
+    inspect_gguf(tiny_gguf)
+    stat = tiny_gguf.stat()
+    data = bytearray(tiny_gguf.read_bytes())
+    _damage_tensor_type(data)
+    tiny_gguf.write_bytes(bytes(data))
+    _bump_mtime(tiny_gguf, stat)
+    assert tiny_gguf.stat().st_size == stat.st_size
+    assert "corrupt" in _reason(tiny_gguf)
+
+
+def test_a_verified_file_truncated_in_place_is_checked_again(tiny_gguf: Path) -> None:
+    inspect_gguf(tiny_gguf)
+    stat = tiny_gguf.stat()
+    with tiny_gguf.open("r+b") as handle:
+        handle.truncate(stat.st_size - 1000)
+    _bump_mtime(tiny_gguf, stat)
+    assert "truncated" in _reason(tiny_gguf)
+
+
+def test_a_verified_file_replaced_by_another_is_checked_again(
+    tiny_gguf: Path, tmp_path: Path
+) -> None:
+    inspect_gguf(tiny_gguf)
+    stat = tiny_gguf.stat()
+    replacement = tmp_path / "replacement.gguf"
+    data = bytearray(tiny_gguf.read_bytes())
+    _damage_value_type(data)
+    replacement.write_bytes(bytes(data))
+    os.utime(replacement, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # only the inode differs
+    replacement.replace(tiny_gguf)
+    assert "corrupt" in _reason(tiny_gguf)
+
+
+def test_an_unreadable_memory_only_means_checking_again(tiny_gguf: Path) -> None:
+    (paths.data_dir() / "verified-models.json").write_text("{not json")
+    assert inspect_gguf(tiny_gguf).architecture == "llama"
+    assert inspect_gguf(tiny_gguf).architecture == "llama"
+
+
+def test_metadata_longer_than_the_first_read_is_read_in_full(
+    tiny_gguf: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gguf_header, "_FIRST_READ", 40)  # inside the first key
+    summary = inspect_gguf(tiny_gguf)
+    assert (summary.architecture, summary.eos_token, summary.tensor_count) == (
+        "llama",
+        "<|im_end|>",
+        2,
+    )
