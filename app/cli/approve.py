@@ -7,6 +7,7 @@ invisible characters are shown as code points, so what the card says is what the
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import click
@@ -24,17 +25,35 @@ def show_request(request: ConsentRequest) -> None:
     tool, call = request.tool, request.call
     effect = EFFECT_WORDS.get(tool.effect, tool.effect)
     click.secho(f"\n┌ {tool.name} wants to run ({effect})", fg="cyan", bold=True)
-    for name, value in call.arguments.items():
-        click.echo(f"│ {safe_text(name)}: {safe_text(json.dumps(value, ensure_ascii=False))}")
-    if request.preview is not None:
-        click.echo(f"│ preview: {_lines(request.preview)}")
-    for line in request.taint:
-        click.secho(f"│ ⚠ {_lines(line.sentence)}", fg="yellow")
+    # The preview is the proposal line printed just above the card; it is not repeated here.
+    for argument in argument_lines(call.arguments):
+        click.echo(f"│ {argument}")
+    for taint in request.taint:
+        click.secho(f"│ ⚠ {_lines(taint.sentence)}", fg="yellow")
     click.secho(f"│ why asked: {_lines(request.reason)}", dim=True)
     if request.no_grant:
         click.secho(f"│ note: {_lines(request.no_grant)}", dim=True)
     if request.rule_text:
         click.secho(f"│ rule: {_lines(request.rule_text)}", dim=True)
+
+
+def argument_lines(arguments: Mapping[str, Any], tool: Tool | None = None) -> list[str]:
+    """`name: value` once per argument; a null means "not set", so it is left out, and with
+    `tool`, so is a value equal to its default.
+
+    Values are JSON, so quotes and escapes show exactly what the tool will receive.
+    """
+    defaults = _defaults(tool) if tool is not None else {}
+    return [
+        f"{safe_text(name)}: {safe_text(json.dumps(value, ensure_ascii=False))}"
+        for name, value in arguments.items()
+        if value is not None and (name not in defaults or defaults[name] != value)
+    ]
+
+
+def _defaults(tool: Tool) -> dict[str, Any]:
+    properties = tool.parameters.get("properties", {})
+    return {name: spec["default"] for name, spec in properties.items() if "default" in spec}
 
 
 def _lines(text: str) -> str:
@@ -98,12 +117,20 @@ def _edit(arguments: dict[str, Any]) -> Answer:
     return EditArguments(data) if isinstance(data, dict) else Deny("arguments must be an object")
 
 
+def check_allow(texts: Iterable[str], tools: Collection[str]) -> None:
+    """Refuse an `--allow` naming no registered tool, before anything slow happens."""
+    for text in texts:
+        name = text.partition(":")[0]
+        if name not in tools and not name.endswith(".*"):
+            known = ", ".join(sorted(tools)) or "none"
+            message = f"unknown tool {name!r} (tools: {known})"
+            raise click.BadParameter(message, param_hint="--allow")
+
+
 def parse_allow(text: str, tools: dict[str, Tool], conversation_id: str, now: float) -> Rule:
     """`--allow TOOL[:SCOPE]` as a rule for this run's conversation only."""
+    check_allow([text], tools)
     name, _, scope = text.partition(":")
-    if name not in tools and not name.endswith(".*"):
-        known = ", ".join(sorted(tools)) or "none"
-        raise click.BadParameter(f"unknown tool {name!r} (tools: {known})", param_hint="--allow")
     return Rule.create(
         name,
         "allow",

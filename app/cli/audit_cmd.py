@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,10 +11,17 @@ from typing import cast
 
 import click
 
-from hearth.store import AuditEntry, AuditLog, Decision, ExportFormat, open_database
+from hearth.consent import RuleBook
+from hearth.ruling import Decider, Reason
+from hearth.store import AuditEntry, AuditLog, Decision, ExportFormat, RuleTable, open_database
 
 _SUMMARY_WIDTH = 48
 _HEADER = ("ID", "TIME", "CONV", "CALL", "TOOL", "DECISION", "BY", "OUTCOME", "MS", "RESULT")
+# Narrowed in this order when the table is wider than the terminal, each down to its floor.
+_SHRINK_ORDER = (("RESULT", 12), ("CALL", 8), ("TOOL", 10), ("BY", 12))
+_GAP = "  "
+# Rows written before decisions were typed name their rule by id: "rule ID", "user (rule ID)".
+_LEGACY_RULE = re.compile(r"\brule ([0-9a-f-]{8,})")
 
 
 @click.group("audit")
@@ -31,10 +40,12 @@ def list_command(
     """Show the most recent entries as a table, oldest first."""
     with open_database() as db:
         entries = _read(AuditLog(db), conversation, tool, decision, limit)
-    if not entries:
+        rules = RuleBook(RuleTable(db))
+        rows = [_row(entry, rules) for entry in entries]
+    if not rows:
         click.echo("The audit log has no matching entries.")
         return
-    _echo_table([_HEADER, *(_row(entry) for entry in entries)])
+    _echo_table([_HEADER, *rows])
 
 
 @audit.command("export")
@@ -78,7 +89,7 @@ def _read(
     )
 
 
-def _row(entry: AuditEntry) -> tuple[str, ...]:
+def _row(entry: AuditEntry, rules: RuleBook) -> tuple[str, ...]:
     summary = " ".join(entry.result_summary.split())
     if len(summary) > _SUMMARY_WIDTH:
         summary = summary[: _SUMMARY_WIDTH - 1] + "…"
@@ -89,15 +100,46 @@ def _row(entry: AuditEntry) -> tuple[str, ...]:
         entry.call_id,
         entry.tool,
         entry.decision,
-        entry.decided_by,
+        _decided_by(entry, rules),
         entry.outcome,
         "-" if entry.duration_ms is None else str(entry.duration_ms),
         summary,
     )
 
 
+def _decided_by(entry: AuditEntry, rules: RuleBook) -> str:
+    """Who decided, naming a rule by what it allows or refuses, never by its id."""
+    ruling = entry.ruling
+    legacy = _LEGACY_RULE.search(entry.decided_by) if ruling.reason is Reason.UNRECORDED else None
+    rule_id = ruling.rule_id or (legacy.group(1) if legacy else None)
+    if rule_id is None or ruling.rule_text:
+        return entry.decided_by if ruling.reason is Reason.UNRECORDED else ruling.by_whom()
+    rule = rules.get(rule_id)
+    text = rule.describe() if rule is not None else "a rule since removed"
+    return f"rule: {text}" if ruling.decider is Decider.RULE else f"you, new rule: {text}"
+
+
 def _echo_table(rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    # Piped output (no terminal, no COLUMNS) keeps every cell whole.
+    columns = shutil.get_terminal_size(fallback=(0, 0)).columns
+    widths = _fit(widths, columns) if columns else widths
     for row in rows:
-        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        click.echo("  ".join(cells).rstrip())
+        cells = (_cell(cell, width) for cell, width in zip(row, widths, strict=True))
+        click.echo(_GAP.join(cells).rstrip())
+
+
+def _fit(widths: list[int], limit: int) -> list[int]:
+    """Narrow the least telling columns first until the table fits `limit`, if it can."""
+    fitted = list(widths)
+    excess = sum(fitted) + len(_GAP) * (len(fitted) - 1) - limit
+    for name, floor in _SHRINK_ORDER:
+        column = _HEADER.index(name)
+        cut = max(0, min(excess, fitted[column] - floor))
+        fitted[column] -= cut
+        excess -= cut
+    return fitted  # still too wide at the floors: the terminal wraps the rest
+
+
+def _cell(text: str, width: int) -> str:
+    return text.ljust(width) if len(text) <= width else text[: width - 1] + "…"

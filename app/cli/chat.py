@@ -3,10 +3,10 @@ call shown and gated before it runs."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import click
@@ -24,8 +24,9 @@ from hearth.agent import (
     TurnDone,
     TurnFailed,
 )
+from hearth.agent.session import ToolChoice
 from hearth.assistant import Assistant
-from hearth.cli.approve import INTERRUPTED, ask_terminal, parse_allow
+from hearth.cli.approve import INTERRUPTED, argument_lines, ask_terminal, check_allow, parse_allow
 from hearth.cli.worker import stream_on_worker
 from hearth.consent.canonical import safe_text
 from hearth.generation import ChatModel, GenerationSettings
@@ -35,8 +36,10 @@ from hearth.models.lookup import resolve_model
 from hearth.models.speed_history import CpuMeter, SpeedHistory
 from hearth.models.threads_setting import MAX_THREADS, thread_policy
 from hearth.ruling import Reason
+from hearth.tools import Tool
 
 SUMMARY_CHARS = 200
+TOOL_COMMAND = "/tool"
 
 model_option = click.option(
     "--model", "model_choice", metavar="ID|FILE", help="Catalog id or path to a .gguf file."
@@ -93,12 +96,16 @@ def open_session(
     return session
 
 
-def run_turn(session: Session, text: str, show_stats: bool) -> None:
+def run_turn(
+    session: Session, text: str, show_stats: bool, tool_choice: ToolChoice = "auto"
+) -> None:
     """Print one turn as it streams, asking about tool calls on the way."""
     cancel = CancelToken()
     in_reasoning = False
     cpu = CpuMeter()
-    for step in stream_on_worker(lambda: session.run_turn(text, cancel), cancel):
+    proposed: ToolProposed | None = None
+    steps = partial(session.run_turn, text, cancel, tool_choice=tool_choice)
+    for step in stream_on_worker(steps, cancel):
         if isinstance(step, ReasoningDelta):
             if not in_reasoning:
                 click.secho("thinking: ", dim=True, nl=False)
@@ -111,6 +118,7 @@ def run_turn(session: Session, text: str, show_stats: bool) -> None:
         if isinstance(step, AnswerDelta):
             click.echo(step.text, nl=False)
         elif isinstance(step, ToolProposed):
+            proposed = step
             click.secho(f"\n→ {step.preview or step.call.name}", fg="cyan")
         elif isinstance(step, ConsentAsked):
             answer = ask_terminal(step.request)
@@ -121,7 +129,7 @@ def run_turn(session: Session, text: str, show_stats: bool) -> None:
             note = f"the model tried to call a tool but the call was not valid: {step.reason}"
             click.secho(f"\n  {summary(note)}", dim=True)
         elif isinstance(step, ToolRan):
-            show_ran(step)
+            show_ran(step, proposed.tool if proposed else None)
         elif isinstance(step, TurnFailed):
             click.secho(f"\nError: {step.error}", fg="red", err=True)
         elif isinstance(step, TurnDone):
@@ -129,18 +137,24 @@ def run_turn(session: Session, text: str, show_stats: bool) -> None:
             _judge_speed(session, step, cpu)
 
 
-def show_ran(ran: ToolRan) -> None:
+def show_ran(ran: ToolRan, tool: Tool | None = None) -> None:
     """What became of a call, and its result or error, each on one readable line."""
     if ran.outcome in ("denied", "invalid"):
         said = ran.ruling.sentence() or summary(ran.ruling.wording)
         click.secho(f"  {ran.outcome}: {said}", fg="yellow", dim=True)
         return
     colour = "green" if ran.outcome == "executed" else "yellow"
-    decided = ran.ruling.sentence() or f"decided by {ran.ruling.by_whom()}"
-    click.secho(f"  {ran.outcome}: {decided}", fg=colour, dim=True)
-    if ran.ruling.reason is Reason.EDITED and ran.arguments is not None:
-        click.secho(f"  ran with your edit: {summary(json.dumps(ran.arguments))}", dim=True)
+    click.secho(f"  {ran.outcome}: {how_decided(ran, tool)}", fg=colour, dim=True)
     click.echo(f"  {summary(ran.result)}")
+
+
+def how_decided(ran: ToolRan, tool: Tool | None = None) -> str:
+    """Who let the call run, as a sentence; an edit shows the arguments that really ran."""
+    ruling = ran.ruling
+    if ruling.reason is Reason.EDITED:
+        edit = "; ".join(argument_lines(ran.arguments or {}, tool))
+        return f"ran with your edit ({summary(edit)})" if edit else "ran with your edit"
+    return ruling.sentence() or ruling.wording or f"decided by {ruling.by_whom()}"
 
 
 def summary(text: str) -> str:
@@ -173,6 +187,7 @@ def _finish(done: TurnDone, show_stats: bool) -> None:
 @allow_option
 @threads_option
 @click.option("--max-tokens", default=512, show_default=True)
+@click.option("--tool", "use_tool", is_flag=True, help="Make the model call a tool first.")
 def ask(
     prompt: str,
     model_choice: str | None,
@@ -181,12 +196,16 @@ def ask(
     allow: tuple[str, ...],
     threads: int | None,
     max_tokens: int,
+    use_tool: bool,
 ) -> None:
     """Ask one question and stream the answer."""
-    assistant = Assistant(load_model(model_choice, n_ctx=4096, threads=threads))
+    assistant = Assistant()
     try:
+        check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
+        assistant.use_model(load_model(model_choice, n_ctx=4096, threads=threads))
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
-        run_turn(open_session(assistant, allow, settings), prompt, stats)
+        choice: ToolChoice = "required" if use_tool else "auto"
+        run_turn(open_session(assistant, allow, settings), prompt, stats, choice)
     finally:
         assistant.close()
 
@@ -207,24 +226,44 @@ def chat(
     max_tokens: int,
 ) -> None:
     """Talk with Hearth in the terminal. Ctrl-C stops a reply; Ctrl-D or /quit leaves."""
-    model = load_model(model_choice, n_ctx=8192, threads=threads)
-    assistant = Assistant(model)
+    assistant = Assistant()
     try:
+        check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
+        model = load_model(model_choice, n_ctx=8192, threads=threads)
+        assistant.use_model(model)
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
         session = open_session(assistant, allow, settings)
-        click.secho(f"{model.info.name} ready. Ctrl-C stops a reply.", dim=True)
-        while True:
-            try:
-                text = click.prompt("you", prompt_suffix="> ").strip()
-            except (EOFError, click.exceptions.Abort):
-                click.echo()
-                break
-            if text in ("/quit", "/exit"):
-                break
-            if text:
-                run_turn(session, text, stats)
+        click.secho(
+            f"{model.info.name} ready. Ctrl-C stops a reply; /tool MESSAGE makes it use a tool.",
+            dim=True,
+        )
+        _converse(session, stats)
     finally:
         assistant.close()
+
+
+def _converse(session: Session, stats: bool) -> None:
+    """Read lines until Ctrl-D or /quit; `/tool MESSAGE` sends MESSAGE with a tool required."""
+    while True:
+        try:
+            text = click.prompt("you", prompt_suffix="> ").strip()
+        except (EOFError, click.exceptions.Abort):
+            click.echo()
+            return
+        if text in ("/quit", "/exit"):
+            return
+        command, _, message = text.partition(" ")
+        if command == TOOL_COMMAND:
+            if not message.strip():
+                click.secho("Say what the tool is for: /tool search my files for taxes", dim=True)
+                continue
+            run_turn(session, message.strip(), stats, "required")
+        elif text:
+            run_turn(session, text, stats)
+
+
+def _tool_names(assistant: Assistant) -> set[str]:
+    return {tool.name for tool in assistant.permissions.tools()}
 
 
 def _judge_speed(session: Session, done: TurnDone, cpu: CpuMeter) -> None:

@@ -19,6 +19,8 @@ from hearth.models.lookup import (
     InstalledModel,
     import_model,
     installed_models,
+    package_model_path,
+    quantization_of,
     read_sidecar,
     resolve_model,
     verify_model,
@@ -46,7 +48,8 @@ def list_command() -> None:
     for model in installed:
         if model.entry is None:
             size = _megabytes(model.path.stat().st_size)
-            rows.append(("", model.path.name, "-", size, _where(model), "-"))
+            quant = quantization_of(model.path)
+            rows.append(("", model.path.name, quant, size, _where(model), "-"))
     _echo_table(rows)
     click.echo(f"\n* recommended.  Models folder: {paths.models_dir()}")
 
@@ -77,6 +80,13 @@ def _echo_table(rows: Sequence[tuple[str, ...]]) -> None:
 def download_command(model_id: str) -> None:
     """Download a catalog model from the Hugging Face Hub (Ctrl-C pauses; rerun to resume)."""
     entry = load_catalog().get(model_id)
+    shipped = package_model_path(entry.package, entry.file) if entry.package else None
+    if shipped is not None:
+        click.echo(
+            f"{entry.id} is already available: it comes with the Python package"
+            f" {entry.package}, at {shipped}"
+        )
+        return
     cancel = threading.Event()
     line = _ProgressLine()
     try:

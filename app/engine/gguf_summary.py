@@ -92,7 +92,8 @@ def _quantization(header: GGUFHeader) -> str | None:
 def _sampling(header: GGUFHeader) -> dict[str, float]:
     sampling: dict[str, float] = {}
     for key, value in header.fields.items():
-        numeric = header.types[key] in NUMERIC_TYPES and isinstance(value, int | float)
-        if key.startswith(_SAMPLING_PREFIX) and numeric:
+        if not (key.startswith(_SAMPLING_PREFIX) and header.types[key] in NUMERIC_TYPES):
+            continue
+        if isinstance(value, int | float):
             sampling[key.removeprefix(_SAMPLING_PREFIX)] = float(value)
     return sampling

@@ -62,6 +62,16 @@ def hub_endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
 
 
+def unreachable(endpoint: str, error: Exception) -> str:
+    """One line for a hub that cannot be reached (no network, refused, DNS), and what to do."""
+    cause = " ".join(str(error).split()) or type(error).__name__
+    return (
+        f"Could not reach {endpoint} ({cause}). Check your internet connection, or set"
+        " HF_ENDPOINT to a mirror of the Hugging Face Hub, or add a .gguf file you already have"
+        " with `hearth models import FILE`."
+    )
+
+
 def resolve_remote_file(entry: CatalogEntry, *, endpoint: str | None = None) -> RemoteFile:
     """Find the entry's file in its repo and the sha256 and size the hub publishes for it."""
     if entry.repo is None:
@@ -78,7 +88,7 @@ def resolve_remote_file(entry: CatalogEntry, *, endpoint: str | None = None) -> 
     except HfHubHTTPError as exc:
         raise DownloadError(f"The hub refused to describe '{entry.repo}': {exc}") from exc
     except _HUB_UNREACHABLE as exc:
-        raise DownloadError(f"Could not reach {endpoint} to look up '{entry.repo}': {exc}") from exc
+        raise DownloadError(unreachable(endpoint, exc)) from exc
     sibling = _pick_sibling(entry, info.siblings or [])
     if sibling.lfs is None:
         raise DownloadError(

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hearth import paths
-from hearth.errors import ModelFileError
 from hearth.generation import ChatModel
 from hearth.models import (
     Catalog,
@@ -14,13 +13,13 @@ from hearth.models import (
     GGUFSummary,
     InstalledModel,
     import_model,
-    inspect_gguf,
     installed_models,
     load_catalog,
     load_chat_model,
     verify_model,
 )
 from hearth.models.download import PART_SUFFIX
+from hearth.models.lookup import quantization_of
 from hearth.models.threads_setting import thread_policy
 
 
@@ -75,10 +74,7 @@ def _catalog_row(
 
 
 def _file_row(model: InstalledModel) -> ModelRow:
-    try:
-        quant = inspect_gguf(model.path).quantization or "unknown"
-    except ModelFileError:
-        quant = "unreadable"
+    quant = quantization_of(model.path)
     return ModelRow(model.path.name, quant, model.path.stat().st_size, "unknown", None, model)
 
 

@@ -202,9 +202,26 @@ def _resolve_choice(choice: str | Path, catalog: Catalog) -> Path:
     path = Path(choice).expanduser()
     if path.is_file():
         return path
+    if path.is_dir():
+        raise ModelFileError(path, _folder_advice(path))
     if isinstance(choice, Path) or path.suffix.lower() == ".gguf" or len(path.parts) > 1:
         raise ModelFileError(path, "file not found")
     return _installed_path(catalog.get(choice), catalog)
+
+
+def _folder_advice(folder: Path) -> str:
+    inside = sorted(str(found) for found in folder.glob("*.gguf") if found.is_file())
+    if inside:
+        return f"is a folder, not a model file; pass the .gguf file itself, e.g. {inside[0]}"
+    return "is a folder with no .gguf file in it; pass the path of a .gguf file, or a catalog id"
+
+
+def quantization_of(path: Path) -> str:
+    """The quantization a GGUF's header names (its file type), for listings."""
+    try:
+        return inspect_gguf(path).quantization or "unknown"
+    except ModelFileError:
+        return "unreadable"
 
 
 def _installed_path(entry: CatalogEntry, catalog: Catalog) -> Path:

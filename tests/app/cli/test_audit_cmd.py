@@ -9,8 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from hearth.cli.audit_cmd import audit
+from hearth.consent import Rule, RuleBook
 from hearth.ruling import Decider, Reason, Ruling
-from hearth.store import AuditLog, Taint, open_database
+from hearth.store import AuditLog, RuleTable, Taint, open_database
 
 
 @pytest.fixture
@@ -110,3 +111,33 @@ def test_export_csv_to_a_file(tmp_path: Path) -> None:
 def test_export_refuses_an_unknown_format() -> None:
     result = CliRunner().invoke(audit, ["export", "--format", "xml"])
     assert result.exit_code == 2 and "xml" in result.output
+
+
+def test_list_fits_the_terminal_and_names_rules_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "150")
+    with open_database() as db:
+        rules = RuleBook(RuleTable(db))
+        rule = rules.add(Rule.create("files.read", "allow", now=0.0, scope="/home/u/Docs"))
+        log = AuditLog(db)
+        log.append(
+            call_id="call_9",
+            tool="files.read",
+            arguments={"path": "/home/u/Docs/a.txt"},
+            ruling=Ruling(True, Decider.RULE, Reason.RULE_ALLOWS, "a rule allows it", rule.id),
+            outcome="proposed",
+            conversation_id=1,
+        )
+        log.record_outcome("call_9", "executed", result_summary="word " * 100, duration_ms=3)
+        with db.transaction() as conn:  # a row from before decisions were typed
+            conn.execute(
+                "INSERT INTO audit (at, conversation_id, call_id, tool, arguments, taint,"
+                " decision, decided_by, outcome, result_summary) VALUES"
+                " ('2026-01-01T00:00:00+00:00', 1, 'call_8', 'files.read', '{}', '[]',"
+                " 'allow', ?, 'executed', '')",
+                (f"user (rule {rule.id})",),
+            )
+    out = invoke("list")
+    assert rule.id not in out
+    assert out.count("allow files.read on /home/u/Docs") == 3  # the rule, by what it allows
+    assert all(len(line) <= 150 for line in out.splitlines()), out
+    assert "word word" in out and "…" in out

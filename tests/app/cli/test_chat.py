@@ -48,7 +48,7 @@ def run_chat(
     monkeypatch.setattr(chat_module, "load_model", lambda choice, n_ctx, threads: model)
     monkeypatch.setattr(chat_module, "stdin_is_terminal", lambda: True)
 
-    def assistant(chat_model: Any) -> Assistant:
+    def assistant(chat_model: Any = None) -> Assistant:
         return Assistant(
             chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
         )
@@ -166,3 +166,28 @@ def test_a_second_ctrl_c_quits(monkeypatch: pytest.MonkeyPatch, files: FilesConn
     result = run_chat(monkeypatch, files, replies, ["search my files for budget", CTRL_C, CTRL_C])
     assert result.exit_code == 0, result.output
     assert result.output.count("you> ") == 2 and "Aborted" not in result.output
+
+
+def test_the_card_shows_each_argument_once_and_the_preview_once(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector, documents: Path
+) -> None:
+    plans = str(documents / "Plans")
+    replies = [Reply(calls=[("files.create_folder", {"path": plans})]), Reply("Ok.")]
+    result = run_chat(monkeypatch, files, replies, ["make a Plans folder", "d"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count(f"Create the folder {plans}") == 1
+    assert result.output.count(f'path: "{plans}"') == 1
+
+
+def test_an_edit_reads_as_a_sentence_and_nulls_are_not_shown(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector
+) -> None:
+    monkeypatch.setattr(click, "edit", lambda *args, **kwargs: '{"query": "quarterly"}')
+    call = ("files.search", {"query": "budget", "folder": None})
+    replies = [Reply(calls=[call]), Reply("Found it.")]
+    result = run_chat(monkeypatch, files, replies, ["search my files for budget", "e"])
+    assert result.exit_code == 0, result.output
+    assert 'query: "budget"' in result.output
+    assert "folder" not in result.output and "null" not in result.output
+    assert 'executed: ran with your edit (query: "quarterly")' in result.output
+    assert "(edited)" not in result.output and "decided by" not in result.output

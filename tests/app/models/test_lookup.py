@@ -182,3 +182,16 @@ def test_verify_rehashes_against_the_install_record(tiny_gguf: Path) -> None:
 def test_verify_without_a_record_checks_the_structure(tiny_gguf: Path, tmp_path: Path) -> None:
     copy = shutil.copy(tiny_gguf, tmp_path / "copy.gguf")
     assert lookup.verify_model(copy).quantization == "Q8_0"
+
+
+def test_a_directory_passed_as_the_model_says_to_pass_the_file_inside(
+    tmp_path: Path, tiny_gguf: Path
+) -> None:
+    folder = tmp_path / "some-dir.gguf"
+    folder.mkdir()
+    shutil.copy(tiny_gguf, folder / "inside.gguf")
+    with pytest.raises(ModelFileError) as raised:
+        lookup.resolve_model(folder)
+    message = str(raised.value)
+    assert "is a folder" in message and "not found" not in message
+    assert str(folder / "inside.gguf") in message

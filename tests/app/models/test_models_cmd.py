@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from hearth.cli.models_cmd import format_progress, models
-from hearth.errors import ChecksumMismatch, ModelFileError
+from hearth.errors import ChecksumMismatch, DownloadError, ModelFileError
 from hearth.models.download import DownloadProgress
 from tests.fixtures.fake_hub import FakeHub
 
@@ -42,6 +42,7 @@ def test_import_then_list_and_verify(tiny_gguf: Path, models_dir: Path) -> None:
     assert code == 0
     imported = next(line for line in out.splitlines() if tiny_gguf.name in line)
     assert " yes " in imported
+    assert imported.split()[1] == "Q8_0"  # the file type in the GGUF header
 
     code, out, _, _ = _run("verify", str(models_dir / tiny_gguf.name))
     assert code == 0
@@ -179,3 +180,27 @@ def test_ctrl_c_cancels_cleanly_and_the_same_command_resumes(
     assert finished.returncode == 0, finished.stderr
     assert hub.file_gets()[-1].range == f"bytes={kept}-"
     assert (models_dir / "BotPsy-0.8B.Q8_0.gguf").read_bytes() == data
+
+
+@pytest.mark.model
+def test_download_of_a_model_from_an_installed_package_says_where_it_is(
+    smollm2_path: Path,
+) -> None:
+    code, out, err, _ = _run("download", "smollm2-135m-test")
+    assert code == 0, err
+    assert "already available" in out and str(smollm2_path) in out
+    assert "pip install" not in out + err
+
+
+def test_download_without_a_hub_says_so_and_what_to_do_instead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with FakeHub() as stopped:
+        url = stopped.url  # nothing listens there once the hub has stopped
+    monkeypatch.setenv("HF_ENDPOINT", url)
+    code, _, _, exc = _run("download", "botpsy-0.8b-q8_0")
+    assert code == 1 and isinstance(exc, DownloadError)
+    message = str(exc)
+    assert "\n" not in message and f"Could not reach {url}" in message
+    assert "connection" in message and "HF_ENDPOINT" in message
+    assert "hearth models import FILE" in message
