@@ -15,6 +15,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -75,9 +76,8 @@ def explanation(text: str) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    palette = label.palette()
-    palette.setColor(QPalette.ColorRole.WindowText, muted_color(palette))
-    label.setPalette(palette)
+    label.setProperty(_MUTED, True)
+    _follow_theme(label)
     return label
 
 
@@ -93,8 +93,50 @@ def section_heading(text: str) -> QLabel:
 
 def set_tone(label: QLabel, tone: Tone | None) -> None:
     """Colour a status label; None goes back to the normal text colour."""
-    colour = "" if tone is None else f"color: {tone_color(label.palette(), tone).name()};"
-    label.setStyleSheet(colour)
+    label.setProperty(_TONE, tone)
+    _follow_theme(label)
+
+
+_MUTED, _TONE, _FOLLOWER = "hearthMuted", "hearthTone", "hearthThemeFollower"
+
+
+def _follow_theme(label: QLabel) -> None:
+    """Colour `label` for the current theme now, and again whenever the theme changes."""
+    if label.property(_FOLLOWER) is None:
+        follower = _ThemeFollower(label)
+        label.installEventFilter(follower)
+        label.setProperty(_FOLLOWER, True)
+    _colour(label)
+
+
+def _colour(label: QLabel) -> None:
+    palette = QApplication.palette()
+    if label.property(_MUTED):
+        own = label.palette()
+        muted = muted_color(palette)
+        if own.color(QPalette.ColorRole.WindowText) != muted:
+            own.setColor(QPalette.ColorRole.WindowText, muted)
+            label.setPalette(own)
+    tone = label.property(_TONE)
+    style = f"color: {tone_color(palette, tone).name()};" if tone else ""
+    if label.styleSheet() != style:  # setting the same style again would loop
+        label.setStyleSheet(style)
+
+
+_THEME_EVENTS = (
+    QEvent.Type.ApplicationPaletteChange,
+    QEvent.Type.PaletteChange,
+    QEvent.Type.StyleChange,
+)
+
+
+class _ThemeFollower(QObject):
+    """Re-colours a muted or toned label when the application's palette (the theme) changes."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in _THEME_EVENTS and isinstance(watched, QLabel):
+            _colour(watched)
+        return False
 
 
 def configure_table(view: QTableView, *, stretch_column: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from hearth.agent import ConsentAsked, Deny, Executor, ToolProposed, ToolRan
 from hearth.assistant import Assistant
+from hearth.connectors.files import FileLibrary, FilesConnector
 from hearth.consent import Rule, RuleBook, TaintTracker
 from hearth.messages import CancelToken, ToolCall
 from hearth.store import RuleTable
@@ -25,6 +27,7 @@ from hearth.ui.pages.rules_model import (
     TOOL,
     UNTRUSTED_DECISION,
 )
+from tests.connectors.files.kit import FilesPlugin
 from tests.ui.conftest import save_screenshot
 from tests.ui.pages.kit import Desk, DeskPlugin, weather_connector
 
@@ -196,18 +199,33 @@ def test_revoked_rules_are_listed_on_request(
     assert not page.revoke_button.isEnabled() and not page.edit_button.isEnabled()
 
 
-def test_screenshot_of_the_dashboard(
-    qtbot: QtBot, page: PermissionsPage, assistant: Assistant
-) -> None:
-    rules = assistant.rules  # mark_used is the executor's, not a person's, so not on the door
+@pytest.fixture
+def real_files_page(qtbot: QtBot) -> Iterator[PermissionsPage]:
+    """The dashboard over an assistant with only the real files connector: what users see."""
+    connector = FilesConnector(FileLibrary(poll_seconds=0.5))
+    core = Assistant(plugins=[FilesPlugin(connector)], entry_points=False)
+    context = UiContext(core)
+    widget = PermissionsPage(context)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 640)
+    widget.show()
+    yield widget
+    widget.close()
+    context.shutdown()
+    core.close()
+    connector.close()
+
+
+def test_screenshot_of_the_dashboard(qtbot: QtBot, real_files_page: PermissionsPage) -> None:
+    page = real_files_page
+    rules = page.context.assistant.rules  # mark_used is the executor's, not a person's
     now = time.time()
     day = 24 * 3600
     examples = [
         ("files.read", "allow", "/home/ann/Documents", "always", now - 9 * day, now - 300),
         ("files.search", "allow", "/home/ann/Documents", "always", now - 9 * day, now - 3000),
-        ("mail.send", "allow", "@example.org", "hour", now - 1200, now - 600),
-        ("calendar.create", "ask", "Work", "always", now - 3 * day, None),
-        ("system.volume_set", "allow", "volume:0-50", "always", now - 2 * day, now - 7200),
+        ("files.move", "allow", "/home/ann/Downloads", "hour", now - 1200, now - 600),
+        ("files.write_text", "ask", "/home/ann/Notes", "always", now - 3 * day, None),
         ("files.trash", "deny", None, "always", now - day, None),
     ]
     for tool, decision, scope, duration, created, used in examples:
@@ -216,9 +234,12 @@ def test_screenshot_of_the_dashboard(
         if used is not None:
             rules.mark_used(rule.id, now=used)
     with qtbot.waitSignal(page.rules_did_change):
-        page.defaults.combos["calendar"].setCurrentIndex(2)
+        page.defaults.combos["files"].setCurrentIndex(2)
     page.select_rule(rules.all()[0].id)
     assert page.model.rowCount() == len(examples) + 1
+    assert {cell(page, row, TOOL).split(".")[0] for row in range(page.model.rowCount())} == {
+        "files"
+    }
     path = save_screenshot(page, "permissions")
     assert path.exists()
 

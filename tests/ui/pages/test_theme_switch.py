@@ -7,12 +7,13 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QGuiApplication
-from PySide6.QtWidgets import QApplication, QHeaderView, QTableView
+from PySide6.QtWidgets import QApplication, QHeaderView, QLabel, QTableView
 from pytestqt.qtbot import QtBot
 
 from hearth.ui import theme
 from hearth.ui.context import UiContext
 from hearth.ui.main_window import MainWindow
+from hearth.ui.pages.chrome import muted_color, set_tone, tone_color
 from tests.ui.conftest import save_screenshot
 
 
@@ -70,3 +71,22 @@ def test_pages_opened_earlier_follow_a_runtime_theme_switch(
         assert background == theme.LIGHT.color("window"), view.parent()
         assert text == theme.LIGHT.color("text"), view.parent()
     save_screenshot(window, "theme-runtime-dark-to-light")
+
+
+def test_explanations_and_status_colours_follow_the_theme_too(
+    qtbot: QtBot, window: MainWindow, watcher: theme.ThemeWatcher
+) -> None:
+    models = window.pages["Models"]
+    blurb = next(label for label in models.findChildren(QLabel) if label.property("hearthMuted"))
+    status = models.status
+    set_tone(status, "good")
+    light_blurb = blurb.palette().color(blurb.foregroundRole())
+    light_status = status.styleSheet()
+    os_switches_to(Qt.ColorScheme.Dark)
+    assert blurb.palette().color(blurb.foregroundRole()) == muted_color(QApplication.palette())
+    assert blurb.palette().color(blurb.foregroundRole()) != light_blurb
+    assert status.styleSheet() != light_status
+    assert tone_color(QApplication.palette(), "good").name() in status.styleSheet()
+    os_switches_to(Qt.ColorScheme.Light)
+    assert blurb.palette().color(blurb.foregroundRole()) == light_blurb
+    assert status.styleSheet() == light_status
