@@ -106,20 +106,37 @@ def download_command(model_id: str) -> None:
 
 
 def _run_interruptibly(work: Callable[[], Path], cancel: threading.Event) -> Path:
-    """Run `work` on a worker thread so Ctrl-C becomes a clean cancel, not a torn write."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        future = pool.submit(work)
+    """Run `work` on a worker thread so Ctrl-C becomes a clean cancel, not a torn write.
+
+    Ctrl-C may land anywhere, even while the worker is being started: once `work` has begun, it
+    sets `cancel` and what `work` then returns or raises (a DownloadCancelled) comes back; before
+    that, the work never begins and the KeyboardInterrupt goes on.
+    """
+    outcome: concurrent.futures.Future[Path] = concurrent.futures.Future()
+    worker = threading.Thread(target=_fill, args=(outcome, work), name="hearth-download")
+    while not outcome.done():
         try:
-            while not future.done():
-                try:
-                    concurrent.futures.wait([future], timeout=0.1)
-                except KeyboardInterrupt:
-                    cancel.set()
-        finally:
-            # However we leave, the worker must stop before the pool joins it.
-            if not future.done():
-                cancel.set()
-        return future.result()
+            if worker.ident is None:
+                worker.start()
+            concurrent.futures.wait([outcome], timeout=0.1)
+        except KeyboardInterrupt:
+            if outcome.cancel():
+                raise  # `work` had not begun, and now never will
+            cancel.set()
+        except BaseException:
+            cancel.set()  # the worker must stop before we leave
+            raise
+    worker.join()
+    return outcome.result()
+
+
+def _fill(outcome: concurrent.futures.Future[Path], work: Callable[[], Path]) -> None:
+    if not outcome.set_running_or_notify_cancel():
+        return
+    try:
+        outcome.set_result(work())
+    except BaseException as error:  # handed to the waiting thread, which re-raises it
+        outcome.set_exception(error)
 
 
 class _ProgressLine:

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hearth.cli.models_cmd import format_progress, models
-from hearth.errors import ChecksumMismatch, DownloadError, ModelFileError
+from hearth.cli.models_cmd import _run_interruptibly, format_progress, models
+from hearth.errors import ChecksumMismatch, DownloadCancelled, DownloadError, ModelFileError
 from hearth.models.download import DownloadProgress
 from tests.fixtures.fake_hub import FakeHub
 
@@ -134,6 +136,12 @@ models_cmd.models()
 _GUARD_S = 60
 
 
+def _as_at_a_terminal() -> None:
+    """Ctrl-C reaches the command as it does at a terminal, even when the tests themselves run
+    as a background job, whose children start with SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_for(condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + _GUARD_S
     while not condition():
@@ -160,6 +168,7 @@ def test_ctrl_c_cancels_cleanly_and_the_same_command_resumes(
         env={**env, "CANCEL_MARK": str(mark)},
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_as_at_a_terminal,
     ) as process:
         try:
             _wait_for(lambda: part.exists() and part.stat().st_size > 0, "bytes in the .part file")
@@ -204,3 +213,19 @@ def test_download_without_a_hub_says_so_and_what_to_do_instead(
     assert "\n" not in message and f"Could not reach {url}" in message
     assert "connection" in message and "HF_ENDPOINT" in message
     assert "hearth models import FILE" in message
+
+
+def test_ctrl_c_the_moment_a_download_starts_still_cancels_it_cleanly() -> None:
+    """Ctrl-C can land while the worker is still being started (a busy machine makes that
+    window long); the download must still be cancelled, never left running unwatched."""
+    for _ in range(50):
+        cancel = threading.Event()
+
+        def download(cancel: threading.Event = cancel) -> Path:
+            _thread.interrupt_main()  # Ctrl-C, as early as it can possibly arrive
+            if not cancel.wait(_GUARD_S):
+                raise AssertionError("the download was never told to stop")
+            raise DownloadCancelled("stopped")
+
+        with pytest.raises(DownloadCancelled):
+            _run_interruptibly(download, cancel)
