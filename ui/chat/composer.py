@@ -6,7 +6,7 @@ Enter or Ctrl+Enter sends, Shift+Enter starts a new line.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from hearth.ui import theme
@@ -46,6 +46,13 @@ class ComposerEdit(QPlainTextEdit):
             else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
         )
         self.updateGeometry()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # Typing past the edge scrolls by a line before the box has grown; once it has, the
+        # whole text fits again and that line must come back into view.
+        if self._lines() <= MAX_LINES:
+            self.verticalScrollBar().setValue(0)
 
     def sizeHint(self) -> QSize:
         lines = min(MAX_LINES, self._lines())

@@ -17,20 +17,18 @@ from tests.ui.conftest import save_screenshot
 LONG = "please find the invoice from the plumber that arrived last week and " * 3
 
 
-def test_a_wrapping_message_keeps_its_first_line_in_view(qtbot: QtBot) -> None:
-    composer = Composer()
-    qtbot.addWidget(composer)
-    composer.resize(360, 200)
-    composer.show()
-    qtbot.waitExposed(composer)
-    editor = composer.editor
-    qtbot.keyClicks(editor, LONG)
+def test_a_message_that_wraps_while_typed_keeps_its_first_line_in_view(
+    harness: Harness, qtbot: QtBot
+) -> None:
+    editor = harness.chat.composer.editor
+    for character in LONG:  # typed key by key in the real window, as the user does
+        qtbot.keyClick(editor, character)
+    assert editor.document().size().height() >= 2  # it did wrap
     qtbot.waitUntil(lambda: editor.height() >= editor.sizeHint().height())
+    assert editor.verticalScrollBar().value() == 0
     cursor = editor.textCursor()
     cursor.setPosition(0)
-    first = editor.cursorRect(cursor)
-    assert editor.viewport().rect().contains(first.topLeft() + QPoint(1, 1))
-    assert editor.verticalScrollBar().value() == 0
+    assert editor.viewport().rect().contains(editor.cursorRect(cursor).topLeft() + QPoint(1, 1))
 
 
 def test_stop_looks_disabled_while_idle(qtbot: QtBot) -> None:
