@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.models import Catalog, DownloadProgress, GGUFSummary, verify_model
+from hearth.models import Catalog, GGUFSummary, verify_model
 from hearth.models.inventory import (
     ModelRow,
     import_and_verify,
@@ -28,10 +28,10 @@ from hearth.ui.pages.catalog_model import LABEL, ModelTableModel
 from hearth.ui.pages.chrome import Banner, Tone, configure_table, page_layout, set_tone
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
+from hearth.ui.pages.model_downloads import DownloadingPage
 from hearth.ui.pages.threads_control import ThreadsControl
 from hearth.ui.pages.units import file_size
 
-FINISHED_PANEL_MS = 5000
 LOADING_MODELS = "Loading models…"
 FIRST_RUN = (
     "<b>No model is installed yet.</b> Hearth needs one on this computer to answer you. "
@@ -40,13 +40,11 @@ FIRST_RUN = (
 )
 
 
-class ModelsPage(QWidget):
+class ModelsPage(DownloadingPage):
     """Lists catalog models and installed files; every disk or network step runs on the pool."""
 
     title = "Models"
     inventory_did_load = Signal()
-    download_did_progress = Signal(object)  # DownloadProgress
-    download_did_end = Signal(str)  # "done", "cancelled" or "failed"
     model_did_change = Signal(str)  # the file now in use
     verify_did_finish = Signal(str)  # the message shown
 
@@ -187,67 +185,6 @@ class ModelsPage(QWidget):
     def _say(self, text: str, tone: Tone | None = None) -> None:
         self.status.setText(text)
         set_tone(self.status, tone)
-
-    # Downloading
-
-    def download_recommended(self) -> None:
-        default = next((r for r in self.model.rows if r.entry and r.entry.default), None)
-        if default is not None:
-            self.select(default.key)
-            self.download_selected()
-
-    def download_selected(self) -> None:
-        row = self.selected_row()
-        if row is None or not row.downloadable or self.job is not None:
-            return
-        assert row.entry is not None
-        self.job = job = DownloadJob(row.entry, self)
-        job.progressed.connect(lambda progress: self._progressed(row, progress))
-        job.finished.connect(lambda path: self._downloaded(row, path))
-        job.cancelled.connect(lambda kept: self._download_stopped(row, "cancelled", kept))
-        job.failed.connect(lambda error: self._download_failed(row, error))
-        self.panel.begin(row.label)
-        self.model.set_download(row.key, row.partial_bytes / row.size)
-        self._say("")
-        self._update_buttons()
-        job.start(self.context.pool)
-
-    def cancel_download(self) -> None:
-        if self.job is not None and not self.job.is_cancelled:
-            self.job.cancel()
-            self.panel.cancelling()
-
-    def _progressed(self, row: ModelRow, progress: DownloadProgress) -> None:
-        self.panel.show_progress(progress)
-        self.model.set_download(row.key, progress.fraction)
-        self.download_did_progress.emit(progress)
-
-    def _downloaded(self, row: ModelRow, path: Path) -> None:
-        self.panel.end(f"Downloaded {row.label}", f"Checked against the hub's checksum: {path}")
-        QTimer.singleShot(FINISHED_PANEL_MS, self, self._hide_finished_panel)
-        self._download_stopped(row, "done")
-        self._expect(path, f"{row.label} is installed. Choose “Use this model” to switch to it.")
-
-    def _download_failed(self, row: ModelRow, error: Exception) -> None:
-        self.context.errors.show(self, f"download {row.label}", error)
-        self._download_stopped(row, "failed")
-
-    def _download_stopped(self, row: ModelRow, how: str, kept: str = "") -> None:
-        if how != "done":
-            self.panel.hide()
-        if how == "cancelled":
-            self._say(f"Paused. {kept} Choose “Resume download” to continue.", "warn")
-        self.model.set_download(row.key, None)
-        if self.job is not None:
-            self.job.deleteLater()
-        self.job = None
-        if how != "done":
-            self.refresh()  # a finished download re-reads the list itself, see `_downloaded`
-        self.download_did_end.emit(how)
-
-    def _hide_finished_panel(self) -> None:
-        if self.job is None:
-            self.panel.hide()
 
     # Using, verifying, importing
 

@@ -1,0 +1,107 @@
+"""The Models page's downloads: start, progress, cancel (keeping the part), finish."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QWidget
+
+from hearth.models import DownloadProgress
+from hearth.models.inventory import ModelRow
+from hearth.ui.context import UiContext
+from hearth.ui.pages.catalog_model import ModelTableModel
+from hearth.ui.pages.chrome import Tone
+from hearth.ui.pages.download_job import DownloadJob
+from hearth.ui.pages.download_panel import DownloadPanel
+
+FINISHED_PANEL_MS = 5000
+
+
+class DownloadingPage(QWidget):
+    """The download half of `ModelsPage`, which provides the table and the status line."""
+
+    download_did_progress = Signal(object)  # DownloadProgress
+    download_did_end = Signal(str)  # "done", "cancelled" or "failed"
+
+    context: UiContext
+    model: ModelTableModel
+    panel: DownloadPanel
+    job: DownloadJob | None
+
+    def selected_row(self) -> ModelRow | None:
+        raise NotImplementedError
+
+    def select(self, key: str) -> None:
+        raise NotImplementedError
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def _say(self, text: str, tone: Tone | None = None) -> None:
+        raise NotImplementedError
+
+    def _update_buttons(self, *_: object) -> None:
+        raise NotImplementedError
+
+    def _expect(self, path: Path, text: str) -> None:
+        raise NotImplementedError
+
+    def download_recommended(self) -> None:
+        default = next((r for r in self.model.rows if r.entry and r.entry.default), None)
+        if default is not None:
+            self.select(default.key)
+            self.download_selected()
+
+    def download_selected(self) -> None:
+        row = self.selected_row()
+        if row is None or not row.downloadable or self.job is not None:
+            return
+        assert row.entry is not None
+        self.job = job = DownloadJob(row.entry, self)
+        job.progressed.connect(lambda progress: self._progressed(row, progress))
+        job.finished.connect(lambda path: self._downloaded(row, path))
+        job.cancelled.connect(lambda kept: self._download_stopped(row, "cancelled", kept))
+        job.failed.connect(lambda error: self._download_failed(row, error))
+        self.panel.begin(row.label)
+        self.model.set_download(row.key, row.partial_bytes / row.size)
+        self._say("")
+        self._update_buttons()
+        job.start(self.context.pool)
+
+    def cancel_download(self) -> None:
+        if self.job is not None and not self.job.is_cancelled:
+            self.job.cancel()
+            self.panel.cancelling()
+
+    def _progressed(self, row: ModelRow, progress: DownloadProgress) -> None:
+        self.panel.show_progress(progress)
+        self.model.set_download(row.key, progress.fraction)
+        self.download_did_progress.emit(progress)
+
+    def _downloaded(self, row: ModelRow, path: Path) -> None:
+        self.panel.end(f"Downloaded {row.label}", f"Checked against the hub's checksum: {path}")
+        QTimer.singleShot(FINISHED_PANEL_MS, self, self._hide_finished_panel)
+        self._download_stopped(row, "done")
+        self._expect(path, f"{row.label} is installed. Choose “Use this model” to switch to it.")
+
+    def _download_failed(self, row: ModelRow, error: Exception) -> None:
+        self.context.errors.show(self, f"download {row.label}", error)
+        self._download_stopped(row, "failed")
+
+    def _download_stopped(self, row: ModelRow, how: str, kept: str = "") -> None:
+        if how != "done":
+            self.panel.hide()
+        if how == "cancelled":
+            self._say(f"Paused. {kept} Choose “Resume download” to continue.", "warn")
+        self.model.set_download(row.key, None)
+        if self.job is not None:
+            self.job.deleteLater()
+        self.job = None
+        if how != "done":
+            self.refresh()  # a finished download re-reads the list itself, see `_downloaded`
+        self.download_did_end.emit(how)
+
+    def _hide_finished_panel(self) -> None:
+        if self.job is None:
+            self.panel.hide()
