@@ -44,10 +44,10 @@ def test_without_an_installed_model_the_chat_points_to_the_models_page(
         raise ModelNotFoundError("No model is installed.")
 
     start_loading_model(window, window.context, no_model)
-    assert window.chat.status.text() == "Loading model…"
+    assert window.chat.status.full_text() == "Loading model…"
     qtbot.waitUntil(window.chat.banner.isVisible)
     assert window.chat.banner.message.text() == FIRST_RUN
-    assert window.chat.status.text() == "No model loaded"
+    assert window.chat.status.full_text() == "No model loaded"
     save_screenshot(window, "first_run")
     window.chat.banner.button.click()
     assert isinstance(window.stack.currentWidget(), ModelsPage)
@@ -61,7 +61,7 @@ def test_a_model_loaded_in_the_background_is_announced(window: MainWindow, qtbot
         return model
 
     start_loading_model(window, window.context, load)
-    qtbot.waitUntil(lambda: window.chat.status.text().startswith("pausing · Q8_0"))
+    qtbot.waitUntil(lambda: window.chat.status.full_text().startswith("pausing · Q8_0"))
     assert window.context.assistant.model is model
     assert window.chat.banner.isHidden()
 

@@ -158,13 +158,13 @@ def test_the_model_indicator_shows_model_quant_speed_and_context(
     harness: Harness, pausing: PausingModel, qtbot: Any
 ) -> None:
     status = harness.chat.status
-    qtbot.waitUntil(lambda: status.text() == "pausing · Q8_0 · 0 / 4,096 tokens")
+    qtbot.waitUntil(lambda: status.full_text() == "pausing · Q8_0 · 0 / 4,096 tokens")
     pausing.resume.set()
     harness.type_and_send("Hello")
     harness.wait_for_turn_end()
-    qtbot.waitUntil(lambda: "tok/s" in status.text())
-    assert status.text().startswith("pausing · Q8_0 · ")
-    assert status.text().endswith(" / 4,096 tokens") and "0 / 4,096" not in status.text()
+    qtbot.waitUntil(lambda: "tok/s" in status.full_text())
+    assert status.full_text().startswith("pausing · Q8_0 · ")
+    assert status.full_text().endswith(" / 4,096 tokens") and "0 / 4,096" not in status.full_text()
 
 
 def test_closing_the_window_mid_reply_stops_it_and_ends_the_inference_thread(

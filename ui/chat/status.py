@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from hearth.generation import ModelInfo
@@ -32,6 +34,7 @@ class ModelStatus(QLabel):
         self.setObjectName("statusChip")
         self.context = context
         self.info: ModelInfo | None = None
+        self._full = ""
         self.name = ""  # what the user calls the model: its catalog name or a cleaned file name
         self.speed: TurnSpeed | None = None
         self._loading = False
@@ -73,7 +76,7 @@ class ModelStatus(QLabel):
 
     def _render(self) -> None:
         if self.info is None:
-            self.setText(LOADING if self._loading else NO_MODEL)
+            self._show(LOADING if self._loading else NO_MODEL)
             self.setToolTip("Choose a model under Models." if not self._loading else "")
             return
         info = self.info
@@ -86,7 +89,7 @@ class ModelStatus(QLabel):
             )
         used = self.speed.context_used if self.speed else 0
         parts.append(f"{used:,} / {info.context_length:,} tokens")
-        self.setText(" · ".join(part for part in parts if part))
+        self._show(" · ".join(part for part in parts if part))
         set_tone(self, "warn" if slow else None)
         advice = report.advice() if report else None
         self.setToolTip(
@@ -95,3 +98,29 @@ class ModelStatus(QLabel):
             f"Tool-call format: {info.tool_format}\nContext in use: {used:,} of "
             f"{info.context_length:,} tokens"
         )
+
+    def full_text(self) -> str:
+        return self._full
+
+    def _show(self, text: str) -> None:
+        self._full = text
+        self._elide()
+
+    def _elide(self) -> None:
+        # Narrow windows cut the chip short with "…" rather than mid-letter; the tooltip has it all.
+        margins = self.contentsMargins()
+        room = self.width() - margins.left() - margins.right() - 2 * self.margin() - 16
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        self.setText(shown if room > 0 else self._full)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def sizeHint(self) -> QSize:
+        margins = self.contentsMargins()
+        width = self.fontMetrics().horizontalAdvance(self._full) + margins.left() + margins.right()
+        return QSize(width + 2 * self.margin() + 16, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())

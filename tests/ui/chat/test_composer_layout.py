@@ -62,10 +62,14 @@ def test_sending_twice_without_a_model_shows_one_notice(no_model: Harness) -> No
 def test_the_title_stays_at_the_minimum_window_size(harness: Harness) -> None:
     window = harness.window
     harness.controller.conversation_did_change.emit(1, "Plumber invoice from last week")
-    harness.chat.status.setText("Smollm2 135M 8k Lc100K Mix1… · Q4_1 · 92 tok/s · 812 / 8,192")
+    chip = harness.chat.status
+    chip._show("SmolLM2 135M Instruct · Q4_1 · 92 tok/s (computer busy) · 812 / 8,192 tokens")
     window.resize(window.minimumSize())
     harness.qtbot.waitUntil(lambda: window.size() == window.minimumSize())
     save_screenshot(window, "chat-minimum-size")
     title = harness.chat.title
     assert title.width() >= title.fontMetrics().horizontalAdvance("Plumber…")
     assert title.text().startswith("Plumber")
+    # The chip gives way with a clean "…", never cut mid-letter, and keeps the whole in full_text.
+    assert chip.text().endswith("…") and chip.text() != chip.full_text()
+    assert chip.fontMetrics().horizontalAdvance(chip.text()) <= chip.contentsRect().width()

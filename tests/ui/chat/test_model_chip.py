@@ -22,7 +22,7 @@ def test_the_chip_shows_the_catalog_name(qtbot: Any, test_gguf: Path) -> None:
         qtbot.addWidget(chip)
         chip.refresh()
         qtbot.waitUntil(lambda: chip.info is not None)
-        assert chip.text().startswith("SmolLM2 135M Instruct · Q4_1 · ")
+        assert chip.full_text().startswith("SmolLM2 135M Instruct · Q4_1 · ")
         assert "Smollm2 135M 8k" in chip.toolTip()  # the GGUF's own name stays in the details
     finally:
         context.shutdown()
