@@ -17,6 +17,7 @@ NO_MODEL = "No model loaded"
 
 
 NAME_CHARS = 28
+ELIDE = Qt.TextElideMode.ElideRight
 
 
 def _short(name: str) -> str:
@@ -108,19 +109,21 @@ class ModelStatus(QLabel):
 
     def _elide(self) -> None:
         # Narrow windows cut the chip short with "…" rather than mid-letter; the tooltip has it all.
-        margins = self.contentsMargins()
-        room = self.width() - margins.left() - margins.right() - 2 * self.margin() - 16
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
-        self.setText(shown if room > 0 else self._full)
+        room = self.contentsRect().width() - 2 * self.margin()
+        metrics = self.fontMetrics()
+        fits = room <= 0 or metrics.horizontalAdvance(self._full) <= room
+        self.setText(self._full if fits else metrics.elidedText(self._full, ELIDE, room))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._elide()
 
     def sizeHint(self) -> QSize:
-        margins = self.contentsMargins()
-        width = self.fontMetrics().horizontalAdvance(self._full) + margins.left() + margins.right()
-        return QSize(width + 2 * self.margin() + 16, super().sizeHint().height())
+        """What the whole text needs, however much of it is shown now."""
+        hint = super().sizeHint()
+        metrics = self.fontMetrics()
+        extra = metrics.horizontalAdvance(self._full) - metrics.horizontalAdvance(self.text())
+        return QSize(hint.width() + max(0, extra), hint.height())
 
     def minimumSizeHint(self) -> QSize:
         return QSize(0, super().minimumSizeHint().height())

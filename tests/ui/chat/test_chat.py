@@ -145,5 +145,5 @@ def test_without_a_model_the_chat_says_where_to_get_one(qtbot: Any, desk: Desk) 
         assert harness.kinds() == ["NoticeEntry"]
         assert entries_of(harness, NoticeEntry)[0].text == NO_MODEL
         assert harness.chat.composer.text() == "Hello?"  # nothing typed is lost
-        assert harness.chat.status.text() == "No model loaded"
+        assert harness.chat.status.full_text() == "No model loaded"
     assistant.close()

@@ -64,6 +64,7 @@ def test_the_title_stays_at_the_minimum_window_size(harness: Harness) -> None:
     harness.controller.conversation_did_change.emit(1, "Plumber invoice from last week")
     chip = harness.chat.status
     chip._show("SmolLM2 135M Instruct · Q4_1 · 92 tok/s (computer busy) · 812 / 8,192 tokens")
+    harness.qtbot.waitUntil(lambda: chip.text() == chip.full_text())  # whole where it fits
     window.resize(window.minimumSize())
     harness.qtbot.waitUntil(lambda: window.size() == window.minimumSize())
     save_screenshot(window, "chat-minimum-size")

@@ -69,7 +69,7 @@ def test_type_see_thinking_and_answer_then_approve_a_card_and_see_its_result(
     assert stored.reasoning == thinking[0].text.strip()
     assert stored.content == answers[0].text.strip()
     status = real.chat.status
-    qtbot.waitUntil(lambda: "tok/s" in status.text() and "Q4_1" in status.text())
+    qtbot.waitUntil(lambda: "tok/s" in status.full_text() and "Q4_1" in status.full_text())
     save_screenshot(real.window, "real_model_answer")
 
     qtbot.keyClick(real.window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)

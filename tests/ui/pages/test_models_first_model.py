@@ -72,7 +72,7 @@ def test_importing_the_first_model_puts_it_in_use(
     row = next(r for r in page.model.rows if r.path == installed)
     assert page.model.index(page.model.row_of(row.key) or 0, STATUS).data() == "In use"
     assert "Now using" in page.status.text()
-    qtbot.waitUntil(lambda: window.chat.status.text() != NO_MODEL, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.chat.status.full_text() != NO_MODEL, timeout=LOAD_TIMEOUT_MS)
     save_screenshot(window, "models-first-import-in-use")
 
 
