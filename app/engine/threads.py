@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import psutil
 
+from hearth.engine.cpu_load import CpuMeter
+
 # Rounds a waiting OpenMP worker spins before it sleeps (libgomp's GOMP_SPINCOUNT); chosen from
 # tests/bench/load.py: as fast as the default when idle, and no collapse under load.
 SPIN_COUNT = 10_000
@@ -84,6 +86,10 @@ class ThreadTuner:
     is soon checked again, in case a passing hiccup caused it. A probe that loses waits twice as
     long before the next one (a losing count can be very slow while cores are taken), until the
     current count speeds up markedly, which is when load has left.
+
+    It also watches how much processor time other programs use: a count that would need more
+    cores than they leave free is neither used nor probed, since under load such a probe costs
+    the time of many tokens. When they free cores again, probing resumes at once.
     """
 
     FIRST_PROBE = 2  # tokens before the first probe: a loaded machine is found at once
@@ -95,13 +101,27 @@ class ThreadTuner:
     MARGIN = 0.92  # a probe must take under this share of the current time per token to win
     LOAD_LEFT = 0.75  # the current count this much faster than when a probe lost: probe again
     WEIGHT = 0.25
+    LOOK_EVERY = 16  # tokens between readings of other programs' processor use
+    SLACK = 0.5  # cores a count may overcommit before it counts as not fitting
 
-    def __init__(self, policy: ThreadPolicy, apply: Callable[[int, int], None]) -> None:
+    def __init__(
+        self,
+        policy: ThreadPolicy,
+        apply: Callable[[int, int], None],
+        *,
+        others: Callable[[], float | None] | None = None,
+        capacity: int | None = None,
+    ) -> None:
+        """`others` gives the cores other programs used lately (None: too soon to tell)."""
         self.policy = policy
         self._apply = apply
         self.candidates = _halvings(policy.decode) if policy.tune else (policy.decode,)
         self.current = policy.decode
         self.running = policy.decode
+        self.ceiling = policy.decode  # the most threads that fit beside other programs now
+        self._others = others or CpuMeter().others_lately
+        self._capacity = capacity or psutil.cpu_count() or 1
+        self._since_look = self.LOOK_EVERY
         self.seconds_per_token: dict[int, float] = {}
         self._measured_at: dict[int, int] = {}
         self._tokens = 0
@@ -112,6 +132,8 @@ class ThreadTuner:
         apply(self.current, policy.prefill)
 
     def before_token(self) -> None:
+        if len(self.candidates) > 1:
+            self._look_at_load()
         wanted = self.current if self._probe is None else self._probing()
         if wanted != self.running:
             self._apply(wanted, self.policy.prefill)
@@ -127,8 +149,30 @@ class ThreadTuner:
         average = self.seconds_per_token.get(self.running)
         self._record(self.running, seconds)
         self._since_probe += 1
-        if len(self.candidates) > 1 and self._should_probe(seconds, average):
+        if len(self._fitting()) > 1 and self._should_probe(seconds, average):
             self._probe = []
+
+    def _look_at_load(self) -> None:
+        self._since_look += 1
+        if self._since_look < self.LOOK_EVERY:
+            return
+        others = self._others()
+        if others is None:
+            return
+        self._since_look = 0
+        fitting = [c for c in self.candidates if c + others <= self._capacity + self.SLACK]
+        ceiling = max(fitting, default=1)
+        if ceiling > self.ceiling:  # cores were freed: find out soon whether more threads pay
+            self._probe_every = self.CONFIRM
+            self._since_probe = 0
+        self.ceiling = ceiling
+        if self.current > ceiling:
+            self.current = ceiling
+        if self._probe is not None and self.running > ceiling:
+            self._probe = None  # the probe is for a count that no longer fits
+
+    def _fitting(self) -> list[int]:
+        return [count for count in self.candidates if count <= self.ceiling]
 
     def _should_probe(self, seconds: float, average: float | None) -> bool:
         if average is not None and seconds > self.SPIKE * average:
@@ -146,7 +190,9 @@ class ThreadTuner:
         return current is not None and seconds > self.SPIKE * current
 
     def _probing(self) -> int:
-        others = [count for count in self.candidates if count != self.current]
+        others = [count for count in self._fitting() if count != self.current]
+        if not others:
+            return self.current
         return min(others, key=lambda count: self._measured_at.get(count, -1))
 
     def _finish_probe(self) -> None:

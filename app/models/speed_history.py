@@ -10,43 +10,22 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
-
+from hearth.engine.cpu_load import CpuMeter
 from hearth.errors import HearthError
 from hearth.generation import ChatModel, ModelInfo
 from hearth.paths import data_dir, write_json_atomically
 
 log = logging.getLogger(__name__)
 
+__all__ = ["CpuMeter", "SpeedHistory", "SpeedReport"]
+
 HISTORY_FILE = "speeds.json"
 MIN_TOKENS = 16  # shorter replies measure too noisily to judge
 SLOW = 0.5  # "far below": under half the usual speed
 OTHERS_BUSY = 0.5  # cores other programs used on average for the machine to count as busy
-
-
-class CpuMeter:
-    """How much processor time other programs used since it was made, in cores."""
-
-    def __init__(self) -> None:
-        self._process = psutil.Process()
-        self._start = self._sample()
-
-    def _sample(self) -> tuple[float, float, float]:
-        total = psutil.cpu_times()
-        busy = sum(total) - total.idle - getattr(total, "iowait", 0.0)
-        own = self._process.cpu_times()
-        return time.monotonic(), busy, own.user + own.system
-
-    def others_cores(self) -> float:
-        start_wall, start_busy, start_own = self._start
-        wall, busy, own = self._sample()
-        if wall - start_wall <= 0:
-            return 0.0
-        return max(0.0, ((busy - start_busy) - (own - start_own)) / (wall - start_wall))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ Side by side in one run, for 0, 1 and 2 busy processes per physical core (plain 
 loops started beside it) and for two thread behaviours:
 - `before`: as built before issue 12: libgomp's default spin (GOMP_SPINCOUNT=300000, its
   documented default) and every core for decoding, untuned, window or not;
-- `after`: Hearth's short spin, the headless and window thread policies and the decode tuner.
+- `after`: Hearth's short spin, the headless and window thread policies and the decode tuner;
+- `after_default_spin`: the same policies and tuner with libgomp's default spin, to show what
+  the short spin adds on its own.
 
 For each it prints headless decode tok/s (the engine on a worker thread, as `hearth chat` runs
 it), the tok/s streamed into the real main window, the window-to-headless ratio, and the
@@ -40,7 +42,7 @@ TARGETS = {"kept_of_idle": 0.5, "window_over_headless": 0.6, "max_stall_ms": 50.
 def child_env(behaviour: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOMP_", "OMP_"))}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *(p for p in sys.path if p)])
-    if behaviour == "before":
+    if behaviour in ("before", "after_default_spin"):
         env["GOMP_SPINCOUNT"] = OLD_SPIN
     return env
 
@@ -125,7 +127,7 @@ def main() -> None:
     rows = [
         row(behaviour, per_core * cores, args.model)
         for per_core in BUSY_PER_CORE
-        for behaviour in ("before", "after")
+        for behaviour in ("before", "after", "after_default_spin")
     ]
     print(
         json.dumps(

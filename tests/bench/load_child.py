@@ -1,6 +1,7 @@
 """One measurement for tests/bench/load.py, in a fresh process; prints one JSON line.
 
-Usage: python -m tests.bench.load_child headless|window before|after MODEL TOKENS CAP_S
+Usage: python -m tests.bench.load_child KIND BEHAVIOUR MODEL TOKENS CAP_S
+(KIND: headless or window; BEHAVIOUR: before, after or after_default_spin, see load.py)
 """
 
 from __future__ import annotations

@@ -21,6 +21,16 @@ IDLE = {2: 0.0060, 1: 0.0066}
 LOADED = {2: 0.197, 1: 0.009}  # one busy process per core: two threads collapse
 
 
+def quiet_tuner(
+    policy: ThreadPolicy,
+    apply: Callable[[int, int], None] = lambda d, p: None,
+    others: Callable[[], float | None] = lambda: 0.0,
+) -> ThreadTuner:
+    """A tuner whose meter sees no other program (unless `others` says otherwise): the
+    speeds it is fed decide alone."""
+    return ThreadTuner(policy, apply, others=others, capacity=2)
+
+
 def run(tuner: ThreadTuner, tokens: int, speeds: Callable[[int], float]) -> list[int]:
     """Decode `tokens` tokens; return the thread count each one ran with."""
     counts = []
@@ -44,7 +54,7 @@ def test_window_policy_leaves_a_core_for_the_window_and_reads_prompts_on_all() -
 
 def test_a_fixed_count_is_never_tuned() -> None:
     applied: list[tuple[int, int]] = []
-    tuner = ThreadTuner(ThreadPolicy.fixed(2), lambda d, p: applied.append((d, p)))
+    tuner = quiet_tuner(ThreadPolicy.fixed(2), lambda d, p: applied.append((d, p)))
     assert set(run(tuner, 300, LOADED.__getitem__)) == {2}
     assert applied == [(2, 2)]
     with pytest.raises(ValueError):
@@ -52,12 +62,12 @@ def test_a_fixed_count_is_never_tuned() -> None:
 
 
 def test_candidates_halve_down_to_one() -> None:
-    assert ThreadTuner(ThreadPolicy(8, 8), lambda d, p: None).candidates == (8, 4, 2, 1)
+    assert quiet_tuner(ThreadPolicy(8, 8)).candidates == (8, 4, 2, 1)
 
 
 def test_under_load_it_drops_to_the_count_that_does_not_collapse() -> None:
     applied: list[tuple[int, int]] = []
-    tuner = ThreadTuner(ThreadPolicy(2, 2), lambda d, p: applied.append((d, p)))
+    tuner = quiet_tuner(ThreadPolicy(2, 2), lambda d, p: applied.append((d, p)))
     counts = run(tuner, 1000, LOADED.__getitem__)
     assert tuner.current == 1
     assert counts[:3] == [2, 2, 1]  # found within the first few tokens
@@ -68,7 +78,7 @@ def test_under_load_it_drops_to_the_count_that_does_not_collapse() -> None:
 
 
 def test_when_load_leaves_it_returns_to_more_threads() -> None:
-    tuner = ThreadTuner(ThreadPolicy(2, 2), lambda d, p: None)
+    tuner = quiet_tuner(ThreadPolicy(2, 2))
     run(tuner, 10_000, LOADED.__getitem__)  # long enough for probing to back off fully
     faster = {2: 0.004, 1: 0.0066}  # a model where two threads pay off when idle
     counts = run(tuner, 200, faster.__getitem__)
@@ -78,19 +88,41 @@ def test_when_load_leaves_it_returns_to_more_threads() -> None:
 
 def test_on_an_idle_machine_probing_costs_under_two_percent() -> None:
     faster = {2: 0.004, 1: 0.0066}
-    tuner = ThreadTuner(ThreadPolicy(2, 2), lambda d, p: None)
+    tuner = quiet_tuner(ThreadPolicy(2, 2))
     counts = run(tuner, 2000, faster.__getitem__)
     assert seconds(counts, faster) < 1.02 * 2000 * faster[2]
 
 
 def test_a_lone_slow_token_does_not_switch_for_good() -> None:
-    tuner = ThreadTuner(ThreadPolicy(2, 2), lambda d, p: None)
+    tuner = quiet_tuner(ThreadPolicy(2, 2))
     faster = {2: 0.004, 1: 0.0066}
     run(tuner, 100, faster.__getitem__)
     tuner.before_token()
     tuner.after_token(0.05)  # one hiccup
     counts = run(tuner, 100, faster.__getitem__)
     assert counts[-60:].count(2) >= 56  # back within a few dozen tokens, bar probes
+
+
+def test_when_other_programs_fill_the_cores_more_threads_are_never_tried() -> None:
+    load = [1.4]  # two busy programs, sharing two cores with our one thread
+    tuner = quiet_tuner(ThreadPolicy(2, 2), others=lambda: load[0])
+    counts = run(tuner, 1000, LOADED.__getitem__)
+    assert counts == [1] * 1000  # not even a probe: it would cost twenty tokens' time
+    load[0] = 0.1  # they finished
+    faster = {2: 0.004, 1: 0.0066}
+    counts = run(tuner, 100, faster.__getitem__)
+    assert tuner.current == 2 and counts.index(2) <= ThreadTuner.LOOK_EVERY + ThreadTuner.CONFIRM
+
+
+def test_a_meter_that_cannot_tell_yet_changes_nothing() -> None:
+    tuner = quiet_tuner(ThreadPolicy(2, 2), others=lambda: None)
+    assert run(tuner, 50, IDLE.__getitem__).count(2) >= 45
+
+
+def test_on_a_bigger_machine_the_fitting_count_is_kept() -> None:
+    tuner = ThreadTuner(ThreadPolicy(8, 8), lambda d, p: None, others=lambda: 2.0, capacity=8)
+    counts = run(tuner, 10, {8: 0.2, 4: 0.01, 2: 0.015, 1: 0.03}.__getitem__)
+    assert tuner.ceiling == 4 and counts[0] == 4
 
 
 def test_the_engine_runs_llama_cpp_with_the_policy(test_gguf: Path) -> None:
