@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QTimer, Signal
@@ -11,7 +12,6 @@ from hearth.models import DownloadProgress
 from hearth.models.inventory import ModelRow
 from hearth.ui.context import UiContext
 from hearth.ui.pages.catalog_model import ModelTableModel
-from hearth.ui.pages.chrome import Tone
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
 
@@ -29,23 +29,13 @@ class DownloadingPage(QWidget):
     panel: DownloadPanel
     job: DownloadJob | None
 
-    def selected_row(self) -> ModelRow | None:
-        raise NotImplementedError
-
-    def select(self, key: str) -> None:
-        raise NotImplementedError
-
-    def refresh(self) -> None:
-        raise NotImplementedError
-
-    def _say(self, text: str, tone: Tone | None = None) -> None:
-        raise NotImplementedError
-
-    def _update_buttons(self, *_: object) -> None:
-        raise NotImplementedError
-
-    def _expect(self, path: Path, text: str) -> None:
-        raise NotImplementedError
+    # Provided by ModelsPage: the table's selection, the list, the status line.
+    selected_row: Callable[[], ModelRow | None]
+    select: Callable[[str], None]
+    refresh: Callable[[], None]
+    _say: Callable[..., None]  # (text, tone=None)
+    _update_buttons: Callable[..., None]
+    _expect: Callable[[Path, str], None]
 
     def download_recommended(self) -> None:
         default = next((r for r in self.model.rows if r.entry and r.entry.default), None)
