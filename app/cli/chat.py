@@ -179,6 +179,20 @@ def _finish(done: TurnDone, show_stats: bool) -> None:
         )
 
 
+def _ready(
+    allow: Sequence[str], model_choice: str | None, n_ctx: int, threads: int | None
+) -> Assistant:
+    """The assistant with its model loaded, once `--allow` names are known to be right."""
+    assistant = Assistant()
+    try:
+        check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
+        assistant.use_model(load_model(model_choice, n_ctx=n_ctx, threads=threads))
+    except BaseException:
+        assistant.close()
+        raise
+    return assistant
+
+
 @click.command()
 @click.argument("prompt")
 @model_option
@@ -199,10 +213,8 @@ def ask(
     use_tool: bool,
 ) -> None:
     """Ask one question and stream the answer."""
-    assistant = Assistant()
+    assistant = _ready(allow, model_choice, 4096, threads)
     try:
-        check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
-        assistant.use_model(load_model(model_choice, n_ctx=4096, threads=threads))
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
         choice: ToolChoice = "required" if use_tool else "auto"
         run_turn(open_session(assistant, allow, settings), prompt, stats, choice)
@@ -226,11 +238,10 @@ def chat(
     max_tokens: int,
 ) -> None:
     """Talk with Hearth in the terminal. Ctrl-C stops a reply; Ctrl-D or /quit leaves."""
-    assistant = Assistant()
+    assistant = _ready(allow, model_choice, 8192, threads)
+    model = assistant.model
+    assert model is not None
     try:
-        check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
-        model = load_model(model_choice, n_ctx=8192, threads=threads)
-        assistant.use_model(model)
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
         session = open_session(assistant, allow, settings)
         click.secho(
