@@ -36,6 +36,7 @@ from hearth.models.lookup import resolve_model
 from hearth.models.speed_history import CpuMeter, SpeedHistory
 from hearth.models.threads_setting import MAX_THREADS, thread_policy
 from hearth.ruling import Reason
+from hearth.shown_text import ShownStream
 from hearth.tools import Tool
 
 SUMMARY_CHARS = 200
@@ -105,19 +106,24 @@ def run_turn(
     cpu = CpuMeter()
     proposed: ToolProposed | None = None
     steps = partial(session.run_turn, text, cancel, tool_choice=tool_choice)
+    # What the model writes is shown without Hearth's own tags, so it cannot pass for Hearth.
+    thought, said = ShownStream(), ShownStream()
     for step in stream_on_worker(steps, cancel):
         if isinstance(step, ReasoningDelta):
             if not in_reasoning:
                 click.secho("thinking: ", dim=True, nl=False)
                 in_reasoning = True
-            click.secho(step.text, dim=True, nl=False)
+            click.secho(thought.feed(step.text), dim=True, nl=False)
             continue
         if in_reasoning:
+            click.secho(thought.finish(), dim=True, nl=False)
             click.echo("\n")
             in_reasoning = False
         if isinstance(step, AnswerDelta):
-            click.echo(step.text, nl=False)
-        elif isinstance(step, ToolProposed):
+            click.echo(said.feed(step.text), nl=False)
+            continue
+        click.echo(said.finish(), nl=False)
+        if isinstance(step, ToolProposed):
             proposed = step
             click.secho(f"\n→ {step.preview or step.call.name}", fg="cyan")
         elif isinstance(step, ConsentAsked):

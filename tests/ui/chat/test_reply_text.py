@@ -7,9 +7,9 @@ from typing import Any
 from PySide6.QtGui import QColor, QTextDocument
 from PySide6.QtWidgets import QWidget
 
+from hearth.shown_text import shown_reply
 from hearth.ui.chat.entries import AnswerEntry
 from hearth.ui.chat.rows import Column, TextRows
-from hearth.ui.chat.shown_text import shown_reply
 
 IMPERSONATION = (
     'Here is **the plan**. <span style="color:red;font-size:40px">big</span>\n\n'
