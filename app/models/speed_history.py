@@ -65,8 +65,14 @@ class SpeedHistory:
     """Best decode speed per model file and thread count, kept in the data folder."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or data_dir() / HISTORY_FILE
+        self._path = path  # found on first use, so making one touches no disk
         self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = data_dir() / HISTORY_FILE
+        return self._path
 
     @staticmethod
     def key(info: ModelInfo) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import psutil
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
+from hearth.models import ThreadPolicy
 from hearth.models.threads_setting import apply_threads, save_threads, saved_threads, thread_policy
 from hearth.ui.context import UiContext
 
@@ -12,7 +13,7 @@ AUTOMATIC = "Automatic"
 
 
 class ThreadsControl(QWidget):
-    """ "Processor threads: [Automatic ▾]" with what automatic means on this computer."""
+    """The "Processor threads: [Automatic ▾]" row, saying what the choice means here."""
 
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -22,8 +23,7 @@ class ThreadsControl(QWidget):
         self.choice.addItem(AUTOMATIC, None)
         for count in range(1, (psutil.cpu_count() or 1) + 1):
             self.choice.addItem(str(count), count)
-        saved = saved_threads()
-        self.choice.setCurrentIndex(max(0, self.choice.findData(saved)) if saved else 0)
+        self.choice.setEnabled(False)  # until the saved setting is read, on the pool
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         label = QLabel("Processor threads:")
@@ -34,21 +34,29 @@ class ThreadsControl(QWidget):
         layout.addWidget(self.choice)
         layout.addWidget(self.hint, 1)
         self._explain()
+        context.run(saved_threads, receiver=self, success=self._show_saved, doing="read a setting")
+
+    def _show_saved(self, saved: int | None) -> None:
+        self.choice.setCurrentIndex(max(0, self.choice.findData(saved)) if saved else 0)
+        self._explain()
+        self.choice.setEnabled(True)
         self.choice.currentIndexChanged.connect(self._chosen)
 
     def _chosen(self) -> None:
         count = self.choice.currentData()
-        save_threads(count)
         self._explain()
         model = self.context.assistant.model
-        policy = thread_policy(window=True)
-        self.context.run(
-            lambda: apply_threads(model, policy), receiver=self, doing="change the threads"
-        )
+
+        def save_and_apply() -> None:
+            save_threads(count)
+            apply_threads(model, thread_policy(window=True))
+
+        self.context.run(save_and_apply, receiver=self, doing="change the threads")
 
     def _explain(self) -> None:
-        policy = thread_policy(window=True)
-        if self.choice.currentData() is None:
+        count = self.choice.currentData()
+        policy = ThreadPolicy.fixed(count) if count else ThreadPolicy.automatic(window=True)
+        if count is None:
             self.hint.setText(
                 f"Hearth uses {policy.describe()}, keeping a core for this window, and fewer "
                 "while other programs keep the processor busy."

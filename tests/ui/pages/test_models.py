@@ -12,10 +12,11 @@ from pytestqt.qtbot import QtBot
 
 from hearth import paths
 from hearth.assistant import Assistant
-from hearth.models import ThreadPolicy, load_catalog, parse_catalog, saved_threads
+from hearth.models import ThreadPolicy, load_catalog, parse_catalog, save_threads, saved_threads
 from hearth.ui.context import UiContext
 from hearth.ui.pages.catalog_model import LABEL, LICENSE, SIZE, STATUS
 from hearth.ui.pages.models import ModelsPage
+from hearth.ui.pages.threads_control import ThreadsControl
 from tests.app.models.conftest import write_gguf
 from tests.fixtures.fake_hub import FakeHub
 from tests.ui.conftest import save_screenshot
@@ -206,6 +207,7 @@ def test_the_threads_setting_is_saved_and_applied_to_the_loaded_model(
     model = assistant.model
     assert getattr(model, "threads", None) == ThreadPolicy.automatic(window=True)
     choice = page.threads.choice
+    qtbot.waitUntil(choice.isEnabled)  # the saved setting is read off the main thread
     assert choice.currentText() == "Automatic" and "keeping a core" in page.threads.hint.text()
     choice.setCurrentIndex(choice.findData(1))
     qtbot.waitUntil(lambda: getattr(model, "threads", None) == ThreadPolicy.fixed(1))
@@ -229,3 +231,12 @@ def test_screenshot_of_a_download_in_progress(
         page.cancel_download()
         hub.release.set()
     assert ended.args == ["cancelled"]
+
+
+def test_a_saved_thread_count_shows_when_the_page_opens(qtbot: QtBot, context: UiContext) -> None:
+    save_threads(1)
+    control = ThreadsControl(context)
+    qtbot.addWidget(control)
+    qtbot.waitUntil(control.choice.isEnabled)
+    assert control.choice.currentText() == "1"
+    assert control.hint.text() == "Hearth uses exactly 1 thread."
