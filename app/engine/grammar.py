@@ -14,8 +14,14 @@ from llama_cpp.llama_grammar import SchemaConverter
 
 from hearth.messages import ToolSpec
 
-# Free text inside an XML parameter; "</" may only start the closing tag.
-_XML_TEXT = r'([^<] | "<" [^/])*'
+# The output parser ends a call at the first "</tool_call>" (and an XML value at the first
+# "</parameter>"), so no value may contain "</": a "<" is never directly followed by "/".
+_XML_TEXT = r'([^<] | "<"+ [^/<])* "<"*'
+# JSON strings as the schema converter writes them, less "</" and the raw control characters
+# that `json.loads` refuses (the converter's own `char` lets both through).
+_JSON_ESCAPE = r'"\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
+_JSON_CHAR = r'[^"\\<\x00-\x1F] | json-escape | "<"+ ([^"\\/<\x00-\x1F] | json-escape)'
+_JSON_STRING = r'"\"" char* "<"* "\"" space'
 _PARAMETER_END = json.dumps("\n</parameter>\n")
 MAX_SPELLED_RANGE = 1000
 OPEN_TAG = "<tool_call>"
@@ -28,6 +34,15 @@ def _literal(text: str) -> str:
 
 def _converter() -> SchemaConverter:
     return SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+
+
+def _format(converter: SchemaConverter) -> str:
+    if "char" in converter._rules:
+        converter._rules["char"] = _JSON_CHAR
+        converter._rules["json-escape"] = _JSON_ESCAPE
+    if "string" in converter._rules:
+        converter._rules["string"] = _JSON_STRING
+    return str(converter.format_grammar())
 
 
 def _schema(tool: ToolSpec) -> dict[str, Any]:
@@ -67,7 +82,7 @@ def hermes_json_grammar(tools: Sequence[ToolSpec]) -> str:
     opening, closing = _literal('{"name": '), _literal("}")
     root = f'"\\n"? {opening} ( {body} ) {closing} "\\n"? {_literal(CLOSE_TAG)}'
     converter._add_rule("root", root)
-    return str(converter.format_grammar())
+    return _format(converter)
 
 
 def qwen_xml_grammar(tools: Sequence[ToolSpec]) -> str:
@@ -85,7 +100,7 @@ def qwen_xml_grammar(tools: Sequence[ToolSpec]) -> str:
     end_function = _literal("</function>")
     root = f'"\\n"? "<function=" ( {body} ) {end_function} "\\n"? {_literal(CLOSE_TAG)}'
     converter._add_rule("root", root)
-    return str(converter.format_grammar())
+    return _format(converter)
 
 
 def _xml_parameters(converter: SchemaConverter, schema: Mapping[str, Any], prefix: str) -> str:

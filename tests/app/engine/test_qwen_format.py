@@ -32,12 +32,16 @@ QWEN35 = (TEMPLATES / "Qwen3.5-4B.jinja").read_text()
 HERMES = (TEMPLATES / "Qwen-Qwen3-0.6B.jinja").read_text()
 
 
-def grammar_accepts(model: LlamaCppModel, grammar: str, text: str) -> bool:
-    """Feed `text` token by token through llama.cpp's grammar sampler; True if all of it fits."""
+def grammar_accepts(model: LlamaCppModel, grammar: str, text: str, *, finish: bool = True) -> bool:
+    """Feed `text` token by token through llama.cpp's grammar sampler; True if all of it fits.
+
+    With `finish`, the grammar must also be complete at the end of `text`.
+    """
     sampler = llama_cpp.llama_sampler_init_grammar(model.vocab, grammar.encode(), b"root")
     assert sampler, "grammar did not compile"
     try:
-        for token in [*model.tokenize(text), llama_cpp.llama_vocab_eos(model.vocab)]:
+        end = [llama_cpp.llama_vocab_eos(model.vocab)] if finish else []
+        for token in [*model.tokenize(text), *end]:
             candidate = llama_cpp.llama_token_data(id=token, logit=0.0, p=0.0)
             array = llama_cpp.llama_token_data_array(
                 data=ctypes.pointer(candidate), size=1, selected=-1, sorted=False
@@ -58,6 +62,7 @@ def test_grammar_accepts_the_calls_the_template_writes(
     calls = [
         ToolCall("get_weather", {"city": "São Paulo", "unit": "celsius"}),
         ToolCall("set_volume", {"level": 35}),
+        ToolCall("create_note", {"title": "1 < 2 <", "body": "<<b>bold? <"}),
         ToolCall("create_note", {"title": "Plan", "body": "line one\nline two", "pinned": True}),
     ]
     chat = ChatTemplate.from_source(template)
@@ -80,6 +85,25 @@ def test_grammar_rejects_calls_outside_the_schemas(smol: LlamaCppModel) -> None:
     missing_required = "\n<function=get_weather>\n</function>\n</tool_call>"
     for text in (unknown_tool, out_of_range, missing_required):
         assert not grammar_accepts(smol, grammar, text), text
+
+
+NOTE_CALL = '{"name": "create_note", "arguments": {"title": "a", "body": '
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # a string may not hold the closing tag: the parser would end the call inside it
+        ("hermes-json", NOTE_CALL + '"b</tool_call>'),
+        # nor a raw line break, which JSON forbids
+        ("hermes-json", NOTE_CALL + '"b\n"}}'),
+        ("qwen-xml", "\n<function=create_note>\n<parameter=title>\nx<</tool_call>"),
+    ],
+)
+def test_grammar_keeps_the_closing_tag_and_control_characters_out_of_values(
+    smol: LlamaCppModel, name: str, text: str
+) -> None:
+    assert not grammar_accepts(smol, FORMATS[name].grammar(TOOLS), text, finish=False), text
 
 
 def test_qwen35_template_drives_thinking_and_xml_calls_on_a_real_model(test_gguf: Path) -> None:
