@@ -74,20 +74,23 @@ class Executor:
         """
         tool = self.tools.get(call.name)
         arguments, refused = self._validated(tool, call, offered)
-        preview = tool.preview_text(arguments) if tool and arguments is not None else None
-        yield ToolProposed(call, tool, preview)
-        key = None if conversation_id is None else str(conversation_id)
-        taint: tuple[TaintNote, ...] = ()
+        judged = tool
         if refused is None and tool is not None and arguments is not None:
             refused = _cannot_run(tool, arguments)
-        if refused is not None or tool is None or arguments is None:
+            if refused is None:
+                judged, refused = _judged(tool, arguments)
+        preview = tool.preview_text(arguments) if tool and arguments is not None else None
+        yield ToolProposed(call, judged, preview)
+        key = None if conversation_id is None else str(conversation_id)
+        taint: tuple[TaintNote, ...] = ()
+        if refused is not None or judged is None or arguments is None:
             decided = Decided(refused or fail_closed(Reason.UNKNOWN_TOOL, call.name))
         else:
             verdict = self.gate.evaluate(
-                tool, call.name, arguments, conversation_id=key, taint=self.taint
+                judged, call.name, arguments, conversation_id=key, taint=self.taint
             )
             if verdict.outcome == "ask":
-                decided = yield from self.asker.ask(call, tool, arguments, verdict, key, cancel)
+                decided = yield from self.asker.ask(call, judged, arguments, verdict, key, cancel)
             else:
                 decided = Decided(_by_rule(verdict), arguments)
             taint = verdict.taint
@@ -242,6 +245,15 @@ def _cannot_run(tool: Tool, arguments: dict[str, Any]) -> Ruling | None:
     except (ToolFailure, OSError) as error:
         return fail_closed(Reason.CANNOT_RUN, f"this call cannot run: {_world_error(error)}")
     return None
+
+
+def _judged(tool: Tool, arguments: dict[str, Any]) -> tuple[Tool, Ruling | None]:
+    """The tool as the gate judges this call: a send when it notifies people (invitations)."""
+    try:
+        invitation = tool.as_invitation(arguments)
+    except (ToolFailure, OSError) as error:
+        return tool, fail_closed(Reason.CANNOT_RUN, f"this call cannot run: {_world_error(error)}")
+    return invitation or tool, None
 
 
 def _by_rule(verdict: Verdict) -> Ruling:

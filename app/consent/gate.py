@@ -23,7 +23,7 @@ from hearth.consent.rules import (
     RuleBook,
     RuleSource,
 )
-from hearth.consent.scopes import exact_scope, pin_scope, scope_matches
+from hearth.consent.scopes import exact_scope, pin_scope, scope_matches, scope_touches
 from hearth.consent.taint import TaintNote, TaintTracker
 from hearth.ruling import Duration, Reason
 from hearth.tools.tool import Effect, Tool
@@ -86,10 +86,16 @@ class ConsentGate:
             return Verdict("deny", Reason.INVALID_ARGUMENTS, f"invalid arguments for '{tool_name}'")
         untrusted = tool.side_effecting and taint.has_untrusted
         notes = tuple(taint.check(arguments, thorough=untrusted))
+        # An invitation is judged on its people and on the calendar it changes: a rule must
+        # cover both, and a deny on either denies.
+        facets = [tool] if tool.primary is None else [tool, tool.primary]
         with self._lock:
             now = self.clock()
-            rules = self.matching_rules(tool, arguments, conversation_id=conversation_id, now=now)
-            verdict = self._deny(rules, now)
+            rules = [
+                self.matching_rules(facet, arguments, conversation_id=conversation_id, now=now)
+                for facet in facets
+            ]
+            verdict = next(filter(None, (self._deny(found, now) for found in rules)), None)
             if verdict is None and untrusted:
                 verdict = self._allow(rules, now, after_untrusted=True) or _rule_of_two(
                     tool, notes, tuple(taint.sources)
@@ -105,12 +111,15 @@ class ConsentGate:
         conversation_id: str | None,
         now: float | None = None,
     ) -> list[Rule]:
-        """Live rules whose tool and scope pattern cover this call."""
+        """Live rules whose tool and scope pattern cover this call (a deny: any part of it)."""
         at = self.clock() if now is None else now
         return [
             rule
             for rule in self.rulebook.live(at, conversation_id)
-            if rule.covers_tool(tool.name) and scope_matches(tool, rule.scope, arguments)
+            if rule.covers_tool(tool.name)
+            and (scope_touches if rule.decision == "deny" else scope_matches)(
+                tool, rule.scope, arguments
+            )
         ]
 
     def grant(
@@ -134,7 +143,29 @@ class ConsentGate:
         effects after the conversation read untrusted content.
         """
         pattern = None if any_resource else _grant_scope(tool, arguments, scope)
-        rule = Rule.create(
+        if tool.primary is not None and pattern is not None:
+            # An invitation's grant names its people; the calendar it changes is granted too,
+            # exactly, or the next such call would still ask about the calendar.
+            own = _grant_scope(tool.primary, arguments, None)
+            self.rulebook.add(
+                self._rule(tool, decision, own, duration, conversation_id, source, after_untrusted)
+            )
+        rule = self._rule(
+            tool, decision, pattern, duration, conversation_id, source, after_untrusted
+        )
+        return self.rulebook.add(rule)
+
+    def _rule(
+        self,
+        tool: Tool,
+        decision: Decision,
+        pattern: str | None,
+        duration: Duration,
+        conversation_id: str | None,
+        source: RuleSource,
+        after_untrusted: bool,
+    ) -> Rule:
+        return Rule.create(
             tool.name,
             decision,
             now=self.clock(),
@@ -144,7 +175,6 @@ class ConsentGate:
             source=source,
             after_untrusted=after_untrusted,
         )
-        return self.rulebook.add(rule)
 
     def _deny(self, rules: list[Rule], now: float) -> Verdict | None:
         for rule in rules:
@@ -156,23 +186,29 @@ class ConsentGate:
         return None
 
     def _allow(
-        self, rules: list[Rule], now: float, *, after_untrusted: bool = False
+        self, facets: list[list[Rule]], now: float, *, after_untrusted: bool = False
     ) -> Verdict | None:
-        """The longest-lived allow rule (only those made for after untrusted content, if so)."""
-        allows = sorted(
-            (
-                r
-                for r in rules
-                if r.decision == "allow" and (r.after_untrusted or not after_untrusted)
-            ),
-            key=_lifetime,
+        """Allowed when every facet has an allow rule (only those made for after untrusted
+        content, if so); each facet's longest-lived one is used, the first decides the wording."""
+        chosen = [_longest_lived_allow(rules, after_untrusted) for rules in facets]
+        if any(rule is None for rule in chosen):
+            return None
+        # One rule may cover both facets (`calendar.*` on any resource); it is used once.
+        unique = list({rule.id: rule for rule in chosen if rule is not None}.values())
+        if not all(self.rulebook.mark_used(rule.id, now) for rule in unique):
+            return None
+        rule = unique[0]
+        return Verdict(
+            "allow", Reason.RULE_ALLOWS, f"allowed by your rule: {rule.describe()}", rule
         )
-        for rule in allows:
-            if self.rulebook.mark_used(rule.id, now):
-                return Verdict(
-                    "allow", Reason.RULE_ALLOWS, f"allowed by your rule: {rule.describe()}", rule
-                )
-        return None
+
+
+def _longest_lived_allow(rules: list[Rule], after_untrusted: bool) -> Rule | None:
+    allows = sorted(
+        (r for r in rules if r.decision == "allow" and (r.after_untrusted or not after_untrusted)),
+        key=_lifetime,
+    )
+    return allows[0] if allows else None
 
 
 def _lifetime(rule: Rule) -> int:
@@ -208,14 +244,22 @@ def describe_taint(tool: Tool, note: TaintNote) -> str:
     return f"{label} '{value}' {_HOW.get(note.how, 'came from')} {note.source}"
 
 
-def _ask(tool: Tool, rules: list[Rule]) -> Verdict:
-    for rule in rules:
+def _ask(tool: Tool, facets: list[list[Rule]]) -> Verdict:
+    for rule in (rule for rules in facets for rule in rules):
         if rule.decision == "ask":
             return Verdict(
                 "ask", Reason.RULE_ASKS, f"your rule says to ask: {rule.describe()}", rule
             )
     wording = _DEFAULT_REASONS.get(tool.effect, "this needs your approval")
+    if tool.reaches:
+        wording = f"it notifies {_people(tool.reaches)}: {wording}"
     return Verdict("ask", Reason.NEEDS_APPROVAL, wording)
+
+
+def _people(addresses: tuple[str, ...]) -> str:
+    shown = ", ".join(safe_text(address) for address in addresses[:_SOURCES_SHOWN])
+    hidden = len(addresses) - _SOURCES_SHOWN
+    return f"{shown} and {hidden} more" if hidden > 0 else shown
 
 
 def _with_taint(verdict: Verdict, notes: tuple[TaintNote, ...]) -> Verdict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,21 @@ _SETTING = re.compile(rf"(?P<name>[^:]+?)(?::(?P<lo>{_NUMBER})-(?P<hi>{_NUMBER})
 
 def scope_matches(tool: Tool, pattern: str | None, arguments: Mapping[str, Any]) -> bool:
     """Whether a rule scope `pattern` covers every resource this call names."""
+    return _covered(tool, pattern, arguments, all)
+
+
+def scope_touches(tool: Tool, pattern: str | None, arguments: Mapping[str, Any]) -> bool:
+    """Whether `pattern` covers any resource this call names: a deny rule's test, so one
+    denied recipient among allowed ones still denies the call."""
+    return _covered(tool, pattern, arguments, any)
+
+
+def _covered(
+    tool: Tool,
+    pattern: str | None,
+    arguments: Mapping[str, Any],
+    quantifier: Callable[[Iterable[bool]], bool],
+) -> bool:
     if pattern is None:
         return True
     values = tool.scoped_values(arguments)
@@ -32,11 +47,13 @@ def scope_matches(tool: Tool, pattern: str | None, arguments: Mapping[str, Any])
         return False
     if tool.scope_kind == "setting":
         number = arguments.get(tool.range_arg) if tool.range_arg else None
-        return all(isinstance(v, str) and setting_matches(pattern, v, number) for v in values)
+        return quantifier(
+            isinstance(v, str) and setting_matches(pattern, v, number) for v in values
+        )
     matcher = _MATCHERS.get(tool.scope_kind or "")
     if matcher is None:
         return False
-    return all(matcher(pattern, value) for value in values)
+    return quantifier(matcher(pattern, value) for value in values)
 
 
 def path_matches(pattern: str, value: object) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,16 +26,28 @@ def tool(
     keywords: Iterable[str] = (),
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
     check: Callable[[Mapping[str, Any]], None] | str | None = None,
+    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | str | None = None,
 ) -> Callable[[Callable[..., Any]], Any]:
     """Decorator form of `make_tool`; on a connector's method it makes a `ToolMethod`.
 
     On a method, `undo` may name another method of the connector, `(self, arguments, result)`,
-    and so may `check`, `(self, arguments)`, which raises `ToolFailure` for a call that cannot run.
+    and so may `check`, `(self, arguments)`, which raises `ToolFailure` for a call that cannot
+    run, and `notifies`, `(self, arguments)`, which returns the addresses a call would notify.
     """
 
     def decorate(function: Callable[..., Any]) -> Any:
         options = ToolOptions(
-            effect, scope, scope_kind, range_arg, preview, undo, name, keywords, source_label, check
+            effect,
+            scope,
+            scope_kind,
+            range_arg,
+            preview,
+            undo,
+            name,
+            keywords,
+            source_label,
+            check,
+            notifies,
         )
         if _is_method(function):
             return ToolMethod(function, options)
@@ -58,9 +70,10 @@ class ToolOptions:
     keywords: Iterable[str]
     source_label: Callable[[Mapping[str, Any]], str] | None = None
     check: Callable[[Mapping[str, Any]], None] | str | None = None
+    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | str | None = None
 
     def build(self, function: Callable[..., Any], name: str, **changes: Any) -> Tool:
-        for hook in ("undo", "check"):
+        for hook in ("undo", "check", "notifies"):
             if isinstance(changes.get(hook, getattr(self, hook)), str):
                 raise ToolDefinitionError(
                     f"tool {name!r}: {hook} names a method, so the tool must be a connector's "
@@ -76,6 +89,7 @@ class ToolOptions:
             "keywords": self.keywords,
             "source_label": self.source_label,
             "check": self.check,
+            "notifies": self.notifies,
             **changes,
         }
         return make_tool(function, name=name, **options)
@@ -119,13 +133,19 @@ class ToolMethod:
             if not callable(method):
                 raise ToolDefinitionError(f"tool {name!r}: undo names no method {undo!r}")
             undo = _typed_undo(method, self.function)
-        check = self.options.check
-        if isinstance(check, str):
-            checker = getattr(instance, check, None)
-            if not callable(checker):
-                raise ToolDefinitionError(f"tool {name!r}: check names no method {check!r}")
-            check = checker
-        return self.options.build(bound, name, scope_kind=scope_kind, undo=undo, check=check)
+        hooks = {
+            hook: _method(instance, name, hook, value)
+            for hook in ("check", "notifies")
+            if isinstance(value := getattr(self.options, hook), str)
+        }
+        return self.options.build(bound, name, scope_kind=scope_kind, undo=undo, **hooks)
+
+
+def _method(instance: object, tool_name: str, hook: str, attribute: str) -> Callable[..., Any]:
+    method = getattr(instance, attribute, None)
+    if not callable(method):
+        raise ToolDefinitionError(f"tool {tool_name!r}: {hook} names no method {attribute!r}")
+    return method  # type: ignore[no-any-return]
 
 
 def _is_method(function: Callable[..., Any]) -> bool:

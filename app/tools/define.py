@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
 import pydantic
@@ -48,12 +48,15 @@ def make_tool(
     keywords: Iterable[str] = (),
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
     check: Callable[[Mapping[str, Any]], None] | None = None,
+    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
 ) -> Tool:
     """Build a `Tool` from a typed, documented function; raises `ToolDefinitionError`.
 
     `scope` names the argument holding the resource a call touches, or a tuple naming every
     such argument (all of one `scope_kind`); a rule allows a call only if it covers them all.
     `source_label(arguments)` words what a call read, for cards naming untrusted content.
+    `notifies(arguments)` names the people a call would notify (calendar invitations); a call
+    naming anyone is judged as a send to them as well (`Tool.as_invitation`).
     """
     tool_name = name or str(getattr(function, "__name__", ""))
     _check_name(tool_name)
@@ -81,6 +84,7 @@ def make_tool(
         # A lone string is one keyword, not a sequence of letters.
         keywords=(keywords,) if isinstance(keywords, str) else tuple(keywords),
         source_label=source_label,
+        notifies=notifies,
         check=check,
     )
 

@@ -6,8 +6,8 @@ import inspect
 import json
 import typing
 import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -60,6 +60,13 @@ class Tool:
     source_label: Callable[[Mapping[str, Any]], str] | None = None
     # Raises `ToolFailure` for a call that cannot run (a missing file), before anyone is asked.
     check: Callable[[Mapping[str, Any]], None] | None = None
+    # The addresses a call notifies (a calendar server mails invitations), from its arguments
+    # or the stored event; a call that notifies anyone is also a send to them.
+    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None
+    # Set only on the send view `as_invitation` makes: the people it reaches, and the tool
+    # whose own scope (the calendar) a rule must cover as well.
+    reaches: tuple[str, ...] = ()
+    primary: Tool | None = None
 
     @property
     def side_effecting(self) -> bool:
@@ -72,12 +79,32 @@ class Tool:
             return ()
         return (self.scope,) if isinstance(self.scope, str) else tuple(self.scope)
 
+    def as_invitation(self, arguments: Mapping[str, Any]) -> Tool | None:
+        """This call as the send it also is, scoped to the people it notifies; None if nobody.
+
+        The view has effect `send` and recipient scope, so recipient rules, the rule of two and
+        the card treat it as mail; its `primary` keeps the tool's own scope for the gate.
+        """
+        if self.notifies is None:
+            return None
+        people = tuple(
+            dict.fromkeys(str(person).strip().lower() for person in self.notifies(arguments))
+        )
+        people = tuple(person for person in people if person)
+        if not people:
+            return None
+        return replace(
+            self, effect="send", scope_kind="recipient", reaches=people, primary=self, notifies=None
+        )
+
     def scoped_values(self, arguments: Mapping[str, Any]) -> list[object] | None:
         """Each resource the call names (list arguments give one per element), in order.
 
         None when a scoped argument is missing, null or an empty list: such a call names no
-        resource a rule could be checked against.
+        resource a rule could be checked against. An invitation's resources are its people.
         """
+        if self.reaches:
+            return list(self.reaches)
         values: list[object] = []
         for name in self.scope_args:
             value = arguments.get(name)
