@@ -12,6 +12,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from importlib import resources
 from typing import Literal
 
@@ -42,10 +43,14 @@ ToolChoice = Literal["auto", "required"]
 CRASHED = "Error: this tool failed because of a problem inside Hearth. The user has been told."
 
 
-def default_system_prompt() -> str:
-    """The system prompt from resources/prompts/system.md."""
+def default_system_prompt(today: date | None = None) -> str:
+    """The system prompt from resources/prompts/system.md, with the date the conversation began.
+
+    Only the date: a prompt that changed every minute would be re-read on every turn.
+    """
     prompt = resources.files("hearth.resources") / "prompts" / "system.md"
-    return prompt.read_text("utf-8").strip()
+    day = today or date.today()
+    return f"{prompt.read_text('utf-8').strip()}\n\nToday is {day:%A} {day.isoformat()}."
 
 
 @dataclass(frozen=True)
