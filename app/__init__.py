@@ -11,6 +11,7 @@ from hearth.hookspecs import hookimpl
 from hearth.journal import journal_step
 from hearth.paths import data_dir
 from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
+from hearth.timeslots import TimeSlot
 from hearth.tools import Tool, ToolArgumentsError, ToolDefinitionError, make_tool, tool
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "SecretStorageUnavailable",
     "SettingsError",
     "SettingsStore",
+    "TimeSlot",
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",

@@ -19,6 +19,7 @@ from hearth.consent import (
 from hearth.generation import AnswerDelta, ReasoningDelta
 from hearth.messages import Message, ToolCall
 from hearth.ruling import DURATION_WORDS, Duration, Ruling
+from hearth.timeslots import TimeSlot
 from hearth.tools import Tool
 
 ALLOWED_DURATIONS: tuple[Duration, ...] = ("conversation", "hour", "always")
@@ -81,7 +82,8 @@ class ConsentRequest:
     lengths "Allow for…" may offer, least lasting first, so a default never means "always".
     `scopes` are the patterns "Allow for…" may name; `unscoped` (set when the call names no
     resource) words the grant `AllowFor(duration, scope=None)` makes; `no_grant` says why no
-    "Allow for…" can cover the call, before the user picks one. `timeout_s` starts counting at
+    "Allow for…" can cover the call, before the user picks one. `slots` are the stretches of
+    time a card draws (a calendar change's old and new slot). `timeout_s` starts counting at
     once; `pause()` stops it while the user edits.
     """
 
@@ -96,6 +98,7 @@ class ConsentRequest:
         taint: tuple[TaintLine, ...] = (),
         unscoped: str | None = None,
         no_grant: str = "",
+        slots: tuple[TimeSlot, ...] = (),
         durations: tuple[Duration, ...] = ALLOWED_DURATIONS,
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
@@ -108,6 +111,7 @@ class ConsentRequest:
         self.durations = durations
         self.unscoped = unscoped
         self.no_grant = no_grant
+        self.slots = slots
         self.timeout_s = timeout_s
         self._answered = threading.Event()
         self._answer: Answer | None = None
@@ -136,6 +140,7 @@ class ConsentRequest:
             taint=tuple(TaintLine(note, describe_taint(tool, note)) for note in verdict.taint),
             unscoped=unscoped_choice(tool, arguments),
             no_grant=cannot_scope(tool, arguments),
+            slots=tool.time_slots(arguments),
             timeout_s=timeout_s,
         )
 

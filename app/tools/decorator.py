@@ -10,6 +10,7 @@ from typing import Any
 
 import pydantic
 
+from hearth.timeslots import TimeSlot
 from hearth.tools.define import make_tool
 from hearth.tools.tool import Effect, Scope, ScopeKind, Tool, ToolDefinitionError
 
@@ -20,19 +21,22 @@ def tool(
     scope: Scope | None = None,
     scope_kind: ScopeKind | None = None,
     range_arg: str | None = None,
-    preview: Callable[[Mapping[str, Any]], str] | None = None,
+    preview: Callable[[Mapping[str, Any]], str] | str | None = None,
     undo: Callable[[Mapping[str, Any], Any], Any] | str | None = None,
     name: str | None = None,
     keywords: Iterable[str] = (),
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
     check: Callable[[Mapping[str, Any]], None] | str | None = None,
     notifies: Callable[[Mapping[str, Any]], Sequence[str]] | str | None = None,
+    slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | str | None = None,
 ) -> Callable[[Callable[..., Any]], Any]:
     """Decorator form of `make_tool`; on a connector's method it makes a `ToolMethod`.
 
     On a method, `undo` may name another method of the connector, `(self, arguments, result)`,
     and so may `check`, `(self, arguments)`, which raises `ToolFailure` for a call that cannot
-    run, and `notifies`, `(self, arguments)`, which returns the addresses a call would notify.
+    run, `notifies`, `(self, arguments)`, which returns the addresses a call would notify, and
+    `preview`, `(self, arguments)`, the text a card shows before the call runs, and `slots`,
+    `(self, arguments)`, the `TimeSlot`s a card draws for it.
     """
 
     def decorate(function: Callable[..., Any]) -> Any:
@@ -48,6 +52,7 @@ def tool(
             source_label,
             check,
             notifies,
+            slots,
         )
         if _is_method(function):
             return ToolMethod(function, options)
@@ -64,16 +69,17 @@ class ToolOptions:
     scope: Scope | None
     scope_kind: ScopeKind | None
     range_arg: str | None
-    preview: Callable[[Mapping[str, Any]], str] | None
+    preview: Callable[[Mapping[str, Any]], str] | str | None
     undo: Callable[[Mapping[str, Any], Any], Any] | str | None
     name: str | None
     keywords: Iterable[str]
     source_label: Callable[[Mapping[str, Any]], str] | None = None
     check: Callable[[Mapping[str, Any]], None] | str | None = None
     notifies: Callable[[Mapping[str, Any]], Sequence[str]] | str | None = None
+    slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | str | None = None
 
     def build(self, function: Callable[..., Any], name: str, **changes: Any) -> Tool:
-        for hook in ("undo", "check", "notifies"):
+        for hook in ("undo", "check", "notifies", "preview", "slots"):
             if isinstance(changes.get(hook, getattr(self, hook)), str):
                 raise ToolDefinitionError(
                     f"tool {name!r}: {hook} names a method, so the tool must be a connector's "
@@ -90,6 +96,7 @@ class ToolOptions:
             "source_label": self.source_label,
             "check": self.check,
             "notifies": self.notifies,
+            "slots": self.slots,
             **changes,
         }
         return make_tool(function, name=name, **options)
@@ -135,7 +142,7 @@ class ToolMethod:
             undo = _typed_undo(method, self.function)
         hooks = {
             hook: _method(instance, name, hook, value)
-            for hook in ("check", "notifies")
+            for hook in ("check", "notifies", "preview", "slots")
             if isinstance(value := getattr(self.options, hook), str)
         }
         return self.options.build(bound, name, scope_kind=scope_kind, undo=undo, **hooks)

@@ -15,6 +15,7 @@ from typing import Any, get_args
 
 import pydantic
 
+from hearth.timeslots import TimeSlot
 from hearth.tools.tool import (
     Effect,
     Scope,
@@ -49,6 +50,7 @@ def make_tool(
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
     check: Callable[[Mapping[str, Any]], None] | None = None,
     notifies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
+    slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | None = None,
 ) -> Tool:
     """Build a `Tool` from a typed, documented function; raises `ToolDefinitionError`.
 
@@ -56,7 +58,8 @@ def make_tool(
     such argument (all of one `scope_kind`); a rule allows a call only if it covers them all.
     `source_label(arguments)` words what a call read, for cards naming untrusted content.
     `notifies(arguments)` names the people a call would notify (calendar invitations); a call
-    naming anyone is judged as a send to them as well (`Tool.as_invitation`).
+    naming anyone is judged as a send to them as well (`Tool.as_invitation`). `slots(arguments)`
+    gives the stretches of time a card draws for the call.
     """
     tool_name = name or str(getattr(function, "__name__", ""))
     _check_name(tool_name)
@@ -85,6 +88,7 @@ def make_tool(
         keywords=(keywords,) if isinstance(keywords, str) else tuple(keywords),
         source_label=source_label,
         notifies=notifies,
+        slots=slots,
         check=check,
     )
 

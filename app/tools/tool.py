@@ -17,6 +17,7 @@ from pydantic_core import to_jsonable_python
 
 from hearth.errors import HearthError
 from hearth.messages import ToolSpec
+from hearth.timeslots import TimeSlot
 
 Effect = Literal["read", "write", "send", "system"]
 """read: only looks. write: changes local data. send: leaves the machine or reaches a person.
@@ -63,6 +64,8 @@ class Tool:
     # The addresses a call notifies (a calendar server mails invitations), from its arguments
     # or the stored event; a call that notifies anyone is also a send to them.
     notifies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None
+    # The stretches of time a card draws for a call (a calendar change's old and new slot).
+    slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | None = None
     # Set only on the send view `as_invitation` makes: the people it reaches, and the tool
     # whose own scope (the calendar) a rule must cover as well.
     reaches: tuple[str, ...] = ()
@@ -173,6 +176,19 @@ class Tool:
     def preview_text(self, arguments: Mapping[str, Any]) -> str | None:
         """The tool's own preview of this call, or None when it has none."""
         return self.preview(arguments) if self.preview is not None else None
+
+    def time_slots(self, arguments: Mapping[str, Any]) -> tuple[TimeSlot, ...]:
+        """What a card may draw for this call; nothing when the tool has no `slots` hook.
+
+        The hook runs before anything else has checked the call, so any failure in it means
+        only that there is nothing to draw.
+        """
+        if self.slots is None:
+            return ()
+        try:
+            return tuple(slot for slot in self.slots(arguments) if isinstance(slot, TimeSlot))
+        except Exception:
+            return ()
 
     def describe(self, arguments: Mapping[str, Any]) -> str:
         """Text shown before the call runs: the tool's own preview, or `name(arg="value", ...)`."""
