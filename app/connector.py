@@ -81,7 +81,7 @@ class Connector:
         """`hearth <command>`s working on this connector, bound to it."""
         return ()
 
-    def status(self) -> str | None:
+    def status_line(self) -> str | None:
         """One line on how the connector stands (e.g. "3 calendars, synced 2 minutes ago, 1
         conflict"), shown on its Accounts page; None when there is nothing to say. Called off
         the UI thread, and may read local state but should not wait on a network."""
