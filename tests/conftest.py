@@ -18,6 +18,22 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="hearth-test-xdg-")
 
 
+@pytest.fixture
+def secure_keyring(tmp_path: Path) -> Iterator[object]:
+    """A real encrypted file keyring (Argon2 + AES-GCM) with its key preset, for this test."""
+    import keyring
+    from keyrings.cryptfile.cryptfile import CryptFileKeyring
+
+    previous = keyring.get_keyring()
+    backend = CryptFileKeyring()
+    backend.time_cost, backend.memory_cost = 1, 1024  # a cheaper KDF; same encryption
+    backend.file_path = str(tmp_path / "keyring.cfg")
+    backend.keyring_key = "test master key"
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
 @pytest.fixture(autouse=True)
 def hearth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "hearth-home"

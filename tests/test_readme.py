@@ -26,6 +26,9 @@ AS_WRITTEN = {
     ("scripts/run", "models", "threads"),
     ("scripts/run", "audit", "list"),
     ("scripts/run", "files", "list"),
+    ("scripts/run", "calendar", "list"),
+    ("scripts/run", "calendar", "events", "thursday"),
+    ("scripts/run", "calendar", "conflicts"),
     ("scripts/run", "undo", "--list"),
 }
 NOT_RUN = {("scripts/test",)}

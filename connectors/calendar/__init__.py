@@ -1,0 +1,1 @@
+"""The calendar connector: local ICS files and CalDAV accounts behind one set of tools."""

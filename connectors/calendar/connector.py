@@ -1,0 +1,89 @@
+"""The calendar connector: local ICS files and a CalDAV account, their tools, `hearth calendar`.
+
+One `CalendarConnector` per plugin load, made in the plugin's hook; it owns its
+`CalendarLibrary` (settings, sources, the offline store and its sync) and its change log.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import click
+
+from hearth import Connector, data_dir
+from hearth.connectors.calendar.changes import ChangeLog
+from hearth.connectors.calendar.cli import calendar_commands
+from hearth.connectors.calendar.discovery import check_connection
+from hearth.connectors.calendar.library import NAME, CalendarLibrary
+from hearth.connectors.calendar.reading import ReadingTools
+from hearth.connectors.calendar.settings import CalendarSettings
+from hearth.connectors.calendar.status import summary
+from hearth.connectors.calendar.writing import WritingTools
+
+CHANGES_FILE = Path("calendar") / "changes.sqlite"
+
+
+class CalendarConnector(ReadingTools, WritingTools, Connector):
+    """Read and change the user's calendars; invitations are judged as sends."""
+
+    name = NAME
+    title = "Calendar"
+    description = "Your calendars from .ics files and a CalDAV server, readable offline."
+    keywords = (
+        "calendar",
+        "calendars",
+        "event",
+        "events",
+        "meeting",
+        "appointment",
+        "agenda",
+        "schedule",
+        "free",
+        "busy",
+        "today",
+        "tomorrow",
+        "week",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    )
+    settings = CalendarSettings
+    # Every calendar tool's scope argument names a calendar.
+    scope_kind = "calendar"
+
+    def __init__(
+        self, library: CalendarLibrary | None = None, changes: ChangeLog | None = None
+    ) -> None:
+        super().__init__()
+        self.library = library or CalendarLibrary()
+        self.changes = changes or ChangeLog(data_dir() / CHANGES_FILE)
+
+    def test_connection(self, settings: CalendarSettings) -> str:
+        """Log in to the CalDAV server and find its calendars; raises saying what failed."""
+        if not settings.server:
+            return "No CalDAV server is set; calendar files need no connection."
+        password = settings.password.get_secret_value() if settings.password else ""
+        found = check_connection(settings.server, settings.username, password)
+        return f"Connected: {len(found)} calendars ({', '.join(c.name for c in found)})."
+
+    def status_line(self) -> str | None:
+        line = summary(self.library.store.status(), time.time())
+        missing = self.library.missing_files()
+        if missing:
+            line = "; ".join([*([line] if line else []), f"not found: {', '.join(missing)}"])
+        return line
+
+    def commands(self) -> Iterable[click.Command]:
+        return [calendar_commands(self.library)]
+
+    def start(self) -> None:
+        self.library.start()
+
+    def stop(self) -> None:
+        self.library.stop()

@@ -1,0 +1,159 @@
+"""The calendar connector's state: settings, sources, the offline store and its sync thread.
+
+One `CalendarLibrary` per connector. Sources are rebuilt from the settings when they change, so
+an account added on the Accounts page is used at the next refresh without a restart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import tzlocal
+
+from hearth import HearthError, SettingsStore, data_dir
+from hearth.connectors.calendar.caldav_source import CalDavSource
+from hearth.connectors.calendar.errors import CalendarError
+from hearth.connectors.calendar.expand import occurrences
+from hearth.connectors.calendar.local import IcsFileSource
+from hearth.connectors.calendar.objects import CalendarSource, Occurrence, Problem
+from hearth.connectors.calendar.settings import CalendarSettings
+from hearth.connectors.calendar.store import CalendarStore, SyncState
+
+NAME = "calendar"
+CACHE_FILE = Path("calendar") / "cache.sqlite"
+log = logging.getLogger(__name__)
+
+
+class CalendarLibrary:
+    """Where the calendar tools find calendars, events and the user's zone and hours."""
+
+    def __init__(
+        self,
+        settings_store: SettingsStore | None = None,
+        cache_path: Path | None = None,
+        *,
+        today: Callable[[], date] = date.today,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.settings_store = settings_store or SettingsStore()
+        self.today = today
+        self._now = now
+        self.store = CalendarStore(cache_path or data_dir() / CACHE_FILE, self.sources)
+        self._lock = threading.Lock()
+        self._caldav: tuple[str, CalDavSource] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def settings(self) -> CalendarSettings:
+        """The saved settings; without a usable password the CalDAV account is left out."""
+        try:
+            return self.settings_store.load(NAME, CalendarSettings)
+        except HearthError as error:
+            log.warning("calendar settings could not be read: %s", error)
+            return CalendarSettings()
+
+    def save(self, settings: CalendarSettings) -> None:
+        self.settings_store.save(NAME, settings)
+
+    def zone(self) -> ZoneInfo:
+        name = self.settings().time_zone or tzlocal.get_localzone_name() or "UTC"
+        return ZoneInfo(name)
+
+    def now(self) -> datetime:
+        return self._now() if self._now is not None else datetime.now(self.zone())
+
+    def sources(self) -> Sequence[CalendarSource]:
+        """The ICS files granted, and the CalDAV account when it is complete."""
+        settings = self.settings()
+        found: list[CalendarSource] = [
+            IcsFileSource(lambda: [Path(path) for path in self.settings().ics_files])
+        ]
+        account = self._account(settings)
+        if account is not None:
+            found.append(account)
+        return found
+
+    def _account(self, settings: CalendarSettings) -> CalDavSource | None:
+        if not (settings.server and settings.username and settings.password):
+            return None
+        password = settings.password.get_secret_value()
+        key = hashlib.sha256(
+            "\0".join((settings.server, settings.username, password)).encode()
+        ).hexdigest()
+        with self._lock:
+            if self._caldav is None or self._caldav[0] != key:
+                self._caldav = (key, CalDavSource(settings.server, settings.username, password))
+            return self._caldav[1]
+
+    def occurrences(
+        self, start: datetime, end: datetime, calendar: str | None = None
+    ) -> tuple[list[Occurrence], list[Problem]]:
+        """Every occurrence in [start, end), from the offline store, in the user's zone."""
+        if calendar is not None:
+            calendar = self.store.calendar(calendar).name
+        objects = [(obj.calendar, obj.ics) for obj in self.store.objects(calendar)]
+        return occurrences(objects, start, end, self.zone())
+
+    def add_file(self, path: Path) -> list[str]:
+        """Grant an .ics file or a folder of them; returns the calendars it holds."""
+        real = path.expanduser().resolve()
+        if not real.exists():
+            raise CalendarError(f"{path} does not exist")
+        if real.is_file() and real.suffix.lower() != ".ics":
+            raise CalendarError(f"{path} is not an .ics calendar file")
+        settings = self.settings()
+        if str(real) not in settings.ics_files:
+            self.save(settings.model_copy(update={"ics_files": [*settings.ics_files, str(real)]}))
+        self.store.refresh()
+        return [
+            calendar.name
+            for calendar in self.store.calendars()
+            if calendar.source == "ics" and Path(calendar.location).is_relative_to(real)
+        ]
+
+    def remove_file(self, path: Path) -> None:
+        real = str(path.expanduser().resolve())
+        settings = self.settings()
+        kept = [item for item in settings.ics_files if item != real]
+        if len(kept) == len(settings.ics_files):
+            raise CalendarError(f"{path} was not added")
+        self.save(settings.model_copy(update={"ics_files": kept}))
+        self.store.refresh()
+
+    def missing_files(self) -> list[str]:
+        """Granted calendar files or folders that are not there now."""
+        return [path for path in self.settings().ics_files if not Path(path).exists()]
+
+    def refresh(self) -> list[SyncState]:
+        return self.store.refresh()
+
+    def start(self) -> None:
+        """Sync now and then every `sync_minutes`, off the caller's thread."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._sync_loop, name="hearth-calendar", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=30)
+
+    def _sync_loop(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                self.store.refresh()
+            except HearthError as error:
+                log.warning("calendar sync failed: %s", error)
+            wait = self.settings().sync_minutes * 60 - (time.monotonic() - started)
+            self._stop.wait(max(1.0, wait))

@@ -1,0 +1,79 @@
+"""What the calendar tools return: typed results whose JSON the model reads."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import pydantic
+
+
+class Result(pydantic.BaseModel):
+    """Base of the calendar results: frozen, and optional fields omitted while empty."""
+
+    model_config = pydantic.ConfigDict(frozen=True)
+    omitted_when_empty: ClassVar[frozenset[str]] = frozenset(
+        {"note", "location", "description", "attendees", "occurrence", "rule", "queued"}
+    )
+
+    @pydantic.model_serializer(mode="wrap")
+    def _without_empty_notes(self, handler: pydantic.SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {
+            key: value
+            for key, value in data.items()
+            if key not in self.omitted_when_empty or value not in (None, [], "", False)
+        }
+
+
+class EventItem(Result):
+    """One event (or one occurrence of a recurring one), times in the user's zone.
+
+    `id` names the event for the change tools; `occurrence` names this instance of a series.
+    """
+
+    id: str
+    calendar: str
+    title: str
+    start: str
+    end: str
+    all_day: bool = False
+    occurrence: str | None = None
+    location: str = ""
+    description: str = ""
+    attendees: list[str] = pydantic.Field(default_factory=list)
+
+
+class EventList(Result):
+    events: list[EventItem]
+    time_zone: str
+    note: str | None = None
+
+
+class Period(Result):
+    start: str
+    end: str
+
+
+class FreeBusy(Result):
+    busy: list[Period]
+    time_zone: str
+    note: str | None = None
+
+
+class FreeSlots(Result):
+    slots: list[Period]
+    time_zone: str
+    note: str | None = None
+
+
+class Changed(Result):
+    """A change made (or queued while offline): `change` names it for undo."""
+
+    action: Literal["created", "updated", "deleted"]
+    id: str
+    calendar: str
+    title: str
+    change: str
+    occurrence: str | None = None
+    queued: bool = False
+    note: str | None = None

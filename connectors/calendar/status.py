@@ -1,0 +1,74 @@
+"""How the calendars' sync stands, in words: for `hearth calendar` and the Accounts page."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from zoneinfo import ZoneInfo
+
+from hearth.connectors.calendar.cache import QueuedChange
+from hearth.connectors.calendar.errors import CalendarError
+from hearth.connectors.calendar.eventview import view
+from hearth.connectors.calendar.store import SyncState
+
+_UTC = ZoneInfo("UTC")
+
+
+def ago(seconds: float) -> str:
+    """ "just now", "5 minutes ago", "3 hours ago", "2 days ago"."""
+    if seconds < 60:
+        return "just now"
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    return "just now"
+
+
+def describe_state(state: SyncState, now: float) -> str:
+    """One calendar's line, e.g. "synced 2 minutes ago; 1 change waiting"."""
+    if state.synced_at is None:
+        parts = ["not synced yet"]
+    else:
+        parts = [f"synced {ago(now - state.synced_at)}"]
+    if not state.online:
+        parts.append(f"offline ({state.error})" if state.error else "offline")
+    elif state.error:
+        parts.append(state.error)
+    if state.pending:
+        parts.append(f"{state.pending} change{'s' if state.pending != 1 else ''} waiting")
+    if state.conflicts:
+        parts.append(f"{state.conflicts} conflict{'s' if state.conflicts != 1 else ''}")
+    return "; ".join(parts)
+
+
+def summary(states: Sequence[SyncState], now: float) -> str | None:
+    """All calendars in one line, for the Accounts page; None when there are none."""
+    if not states:
+        return None
+    last = max((state.synced_at for state in states if state.synced_at is not None), default=None)
+    names = ", ".join(state.calendar for state in states)
+    parts = [names + (f": synced {ago(now - last)}" if last is not None else ": not synced yet")]
+    offline = [state.calendar for state in states if not state.online]
+    if offline:
+        parts.append(f"offline: {', '.join(offline)}")
+    pending = sum(state.pending for state in states)
+    if pending:
+        parts.append(f"{pending} change{'s' if pending != 1 else ''} waiting to be sent")
+    conflicts = sum(state.conflicts for state in states)
+    if conflicts:
+        parts.append(
+            f"{conflicts} conflict{'s' if conflicts != 1 else ''}: see hearth calendar conflicts"
+        )
+    return "; ".join(parts)
+
+
+def describe_change(change: QueuedChange) -> str:
+    """A queued or conflicting change, e.g. "change 'Dentist' in Personal: <why>"."""
+    title = change.uid
+    if change.ics:
+        with contextlib.suppress(CalendarError):
+            title = repr(view(change.ics, _UTC).title)
+    verb = "delete" if change.op == "delete" else "change"
+    why = f": {change.error}" if change.error else ""
+    return f"{verb} {title} in {change.calendar}{why}"
