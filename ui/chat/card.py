@@ -26,6 +26,7 @@ from hearth.agent import AllowOnce, Deny
 from hearth.ruling import EFFECT_WORDS
 from hearth.ui import theme
 from hearth.ui.chat.countdown import CountdownLabel
+from hearth.ui.chat.day_view import DayView
 from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
 from hearth.ui.chat.outcome import argument_diff, summarize
@@ -87,7 +88,10 @@ class ToolCard(QFrame):
         self.preview = _label("preview")
         self.taint = _label("taint")
         self.why = _label("why")
+        self.day_view = DayView()
+        self.day_view.hide()
         layout.addWidget(self.preview)
+        layout.addWidget(self.day_view)
         layout.addWidget(self.taint)
         layout.addWidget(self.why)
         layout.addWidget(self._build_buttons())
@@ -129,10 +133,10 @@ class ToolCard(QFrame):
         self.deny.setProperty("accent", True)  # the safe choice looks like the default it is
         self.deny.setAutoDefault(True)  # Enter on a focused card refuses
         self.deny.setDefault(True)
-        self.allow_once.clicked.connect(lambda: self._answer_once())
+        self.allow_once.clicked.connect(lambda: self.answered.emit(AllowOnce()))
         self.allow_for.clicked.connect(self._ask_duration)
         self.edit.clicked.connect(self._ask_arguments)
-        self.deny.clicked.connect(lambda: self._answer_deny())
+        self.deny.clicked.connect(lambda: self.answered.emit(Deny("the user said no")))
         return self.buttons
 
     def _build_result(self) -> QHBoxLayout:
@@ -169,6 +173,8 @@ class ToolCard(QFrame):
         self._set(self.edit_diff, _edit_words(entry))
         self.countdown.follow(entry.countdown if asking else None)
         self._set(self.preview, entry.preview or "")
+        self.day_view.show_slots(entry.slots)
+        self.day_view.setVisible(bool(entry.slots))
         self._set(self.taint, "\n".join(f"⚠  {note}" for note in entry.taint))
         self._set(self.why, _why(entry) if entry.state is not CardState.DONE else "")
         self.buttons.setVisible(asking)
@@ -222,12 +228,6 @@ class ToolCard(QFrame):
     def _set(label: QLabel, text: str) -> None:
         label.setText(text)
         label.setVisible(bool(text))
-
-    def _answer_once(self) -> None:
-        self.answered.emit(AllowOnce())
-
-    def _answer_deny(self) -> None:
-        self.answered.emit(Deny("the user said no"))
 
     def _ask_duration(self) -> None:
         if self.entry is None:

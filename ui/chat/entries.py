@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal, Protocol
 
+from hearth import TimeSlot
 from hearth.ruling import Duration, Ruling
 
 _ids = itertools.count(1)
@@ -112,6 +113,7 @@ class ToolCardEntry(Entry):
     arguments: dict[str, Any] = field(default_factory=dict)  # what ran, once it ran
     proposed: dict[str, Any] | None = None  # the model's arguments, when the user edited them
     preview: str | None = None  # None when the tool has no preview of its own
+    slots: tuple[TimeSlot, ...] = ()  # the stretches of time the call moves or fills, drawn
     state: CardState = CardState.PROPOSED
     reason: str = ""  # why the gate asked
     rule: str = ""  # the rule that made the gate ask, in words

@@ -88,6 +88,7 @@ class TurnPresenter:
             # No "Allow for…" that could not cover this call: the reason says why instead.
             durations=() if request.no_grant else request.durations,
             preview=request.preview,
+            slots=request.slots,
             check=request.tool.validate,
             countdown=request,
         )

@@ -1,10 +1,15 @@
-"""One connector's setup: its generated form, Save, Test connection and Forget."""
+"""One connector's setup: its generated form, Save, Test connection and Forget.
+
+Under the form, the connector's own line on how it stands (`Connector.status_line()`), read on the
+pool when the panel shows, after Save and Test connection, and every minute while it is shown.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -28,6 +33,7 @@ from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
 
 PANEL_MAX_WIDTH = 640
+STATUS_EVERY_MS = 60_000
 
 
 class ConnectorSettingsPanel(QWidget):
@@ -37,6 +43,7 @@ class ConnectorSettingsPanel(QWidget):
     settings_did_save = Signal()
     settings_did_forget = Signal()
     connection_did_test = Signal(bool, str)  # succeeded, the message shown
+    status_did_refresh = Signal(str)  # the connector's status line as shown ("" for none)
 
     def __init__(
         self, context: UiContext, connector: Connector, parent: QWidget | None = None
@@ -55,6 +62,13 @@ class ConnectorSettingsPanel(QWidget):
         self.forget_button = QPushButton("Forget")
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.connector_status = explanation("")
+        self.connector_status.setObjectName("connectorStatus")
+        self.connector_status.hide()
+        self._status_asked = 0  # only the latest read is shown; an older one may land later
+        self.status_timer = QTimer(self)
+        self.status_timer.setInterval(STATUS_EVERY_MS)
+        self.status_timer.timeout.connect(self.refresh_status)
         self.confirm_box: QMessageBox | None = None
         self._lay_out()
         self.save_button.clicked.connect(self.save)
@@ -70,6 +84,7 @@ class ConnectorSettingsPanel(QWidget):
         layout.addWidget(explanation(self.connector.description))
         layout.addSpacing(6)
         layout.addWidget(self.form)
+        layout.addWidget(self.connector_status)
         buttons = QHBoxLayout()
         buttons.addWidget(self.forget_button)
         buttons.addStretch(1)
@@ -79,6 +94,35 @@ class ConnectorSettingsPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         layout.addStretch(1)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh_status()
+        self.status_timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self.status_timer.stop()
+
+    def refresh_status(self) -> None:
+        """Read the connector's status line on the pool; it may touch local files."""
+        self._status_asked += 1
+        asked = self._status_asked
+        run_op(
+            self.context.pool,
+            self.connector.status_line,
+            receiver=self,
+            success=lambda line: self._show_status(asked, line or ""),
+            # A status that cannot be read is not worth a dialog every minute; it says so here.
+            failure=lambda error: self._show_status(asked, f"Status not available: {error}"),
+        )
+
+    def _show_status(self, asked: int, line: str) -> None:
+        if asked != self._status_asked:
+            return
+        self.connector_status.setText(line)
+        self.connector_status.setVisible(bool(line))
+        self.status_did_refresh.emit(line)
 
     def reload(self) -> None:
         store, name, model = self.context.settings, self.connector.name, self.settings_model
@@ -116,6 +160,7 @@ class ConnectorSettingsPanel(QWidget):
         self._show_saved(saved)
         self._say("Saved.", "good")
         self.settings_did_save.emit()
+        self.refresh_status()
 
     def test_connection(self) -> None:
         check = self.connector.test_connection
@@ -133,17 +178,20 @@ class ConnectorSettingsPanel(QWidget):
             failure=self._not_connected,
         )
 
-    def _connected(self, _result: Any) -> None:
+    def _connected(self, result: Any) -> None:
         self.test_button.setEnabled(True)
-        text = f"Connected to {self.connector.title}."
+        said = result.strip() if isinstance(result, str) else ""
+        text = said or f"Connected to {self.connector.title}."
         self._say(text, "good")
         self.connection_did_test.emit(True, text)
+        self.refresh_status()
 
     def _not_connected(self, error: Exception) -> None:
         self.test_button.setEnabled(True)
         self._say("The connection test failed.", "bad")
         self.context.errors.show(self, f"connect to {self.connector.title}", error)
         self.connection_did_test.emit(False, str(error))
+        self.refresh_status()
 
     def forget(self) -> None:
         """Ask first: the stored secrets cannot be shown again, only typed again."""
