@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 import pydantic
 
-from hearth.connectors.calendar.discovery import check_connection
 from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.calendar.status import describe_change, describe_state
 from hearth.connectors.calendar.when import read_range
@@ -51,6 +50,9 @@ def remove_file(library: CalendarLibrary, path: Path) -> None:
 def connect(library: CalendarLibrary, server: str, username: str, password: str) -> None:
     """Connect the CalDAV account at SERVER (a bare address works); the password goes to the
     system keyring."""
+    # Imported here: caldav's HTTP stack would slow every `hearth` command.
+    from hearth.connectors.calendar.discovery import check_connection
+
     found = check_connection(server, username, password)
     update = {"server": server, "username": username, "password": pydantic.SecretStr(password)}
     library.save(library.settings().model_copy(update=update))

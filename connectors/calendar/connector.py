@@ -15,7 +15,6 @@ import click
 from hearth import Connector, data_dir
 from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.cli import calendar_commands
-from hearth.connectors.calendar.discovery import check_connection
 from hearth.connectors.calendar.library import NAME, CalendarLibrary
 from hearth.connectors.calendar.reading import ReadingTools
 from hearth.connectors.calendar.settings import CalendarSettings
@@ -69,6 +68,9 @@ class CalendarConnector(ReadingTools, WritingTools, Connector):
         if not settings.server:
             return "No CalDAV server is set; calendar files need no connection."
         password = settings.password.get_secret_value() if settings.password else ""
+        # Imported here: caldav's HTTP stack would slow every start of Hearth.
+        from hearth.connectors.calendar.discovery import check_connection
+
         found = check_connection(settings.server, settings.username, password)
         return f"Connected: {len(found)} calendars ({', '.join(c.name for c in found)})."
 

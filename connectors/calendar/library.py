@@ -13,18 +13,21 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import tzlocal
 
 from hearth import HearthError, SettingsStore, data_dir
-from hearth.connectors.calendar.caldav_source import CalDavSource
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.expand import occurrences
 from hearth.connectors.calendar.local import IcsFileSource
 from hearth.connectors.calendar.objects import CalendarSource, Occurrence, Problem
 from hearth.connectors.calendar.settings import CalendarSettings
 from hearth.connectors.calendar.store import CalendarStore, SyncState
+
+if TYPE_CHECKING:
+    from hearth.connectors.calendar.caldav_source import CalDavSource
 
 NAME = "calendar"
 CACHE_FILE = Path("calendar") / "cache.sqlite"
@@ -83,6 +86,9 @@ class CalendarLibrary:
     def _account(self, settings: CalendarSettings) -> CalDavSource | None:
         if not (settings.server and settings.username and settings.password):
             return None
+        # caldav and its HTTP stack take a third of a second to import; only an account needs them.
+        from hearth.connectors.calendar.caldav_source import CalDavSource
+
         password = settings.password.get_secret_value()
         key = hashlib.sha256(
             "\0".join((settings.server, settings.username, password)).encode()
