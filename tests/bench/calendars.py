@@ -1,4 +1,4 @@
-"""Calendar benchmark: prints JSON. Run: .venv/bin/python tests/bench/calendar.py [--repeats N]
+"""Calendar benchmark: prints JSON. Run: .venv/bin/python tests/bench/calendars.py [--repeats N]
 
 On a generated five-year calendar (5,000 one-off events, 200 daily, weekly and monthly series
 with EXDATEs and moved instances, in Berlin, New York, Tokyo and UTC; tests/bench/calendar_data
