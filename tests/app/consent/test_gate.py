@@ -15,7 +15,6 @@ from tests.app.consent.kit import (
     NOW,
     READ_FILE,
     SEND_MAIL,
-    SEND_TO_ALL,
     SET_SETTING,
     SET_WIFI,
     WRITE_FILE,
@@ -388,21 +387,3 @@ def test_a_grant_can_be_made_for_after_untrusted_content(s: Setup) -> None:
     assert rule.after_untrusted and rule.describe().endswith(
         "always, ⚠ even after reading untrusted content"
     )
-
-
-def test_a_deny_rule_denies_when_it_covers_any_resource_of_the_call(s: Setup, docs: Path) -> None:
-    """One denied recipient among allowed ones, or one source in a denied folder, denies."""
-    s.rule("mail.send_all", "allow")
-    s.rule("mail.send_all", "deny", "@evil.test")
-    mixed = {"to": ["bob@example.com"], "cc": ["eve@evil.test"]}
-    assert s.ask(SEND_TO_ALL, mixed).outcome == "deny"
-    assert s.ask(SEND_TO_ALL, {"to": ["bob@example.com"], "cc": []}).outcome != "deny"
-    (docs / "secret").mkdir()
-    (docs / "secret" / "key.txt").write_text("k")
-    s.rule("files.move", "allow")
-    s.rule("files.move", "deny", str(docs / "secret"))
-    move = {
-        "sources": [str(docs / "a.txt"), str(docs / "secret" / "key.txt")],
-        "destination": str(docs),
-    }
-    assert s.ask(MOVE_FILES, move).outcome == "deny"
