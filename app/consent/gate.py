@@ -87,8 +87,11 @@ class ConsentGate:
         untrusted = tool.side_effecting and taint.has_untrusted
         notes = tuple(taint.check(arguments, thorough=untrusted))
         # An invitation is judged on its people and on the calendar it changes: a rule must
-        # cover both, and a deny on either denies.
-        facets = [tool] if tool.primary is None else [tool, tool.primary]
+        # cover both, and a deny on either denies. A call that names nothing of its own (a
+        # reply, whose people come from the message) is judged on its people alone.
+        facets = [tool]
+        if tool.primary is not None and tool.primary.scope_args:
+            facets.append(tool.primary)
         with self._lock:
             now = self.clock()
             rules = [
@@ -143,7 +146,7 @@ class ConsentGate:
         effects after the conversation read untrusted content.
         """
         pattern = None if any_resource else _grant_scope(tool, arguments, scope)
-        if tool.primary is not None and pattern is not None:
+        if tool.primary is not None and tool.primary.scope_args and pattern is not None:
             # An invitation's grant names its people; the calendar it changes is granted too,
             # exactly, or the next such call would still ask about the calendar.
             own = _grant_scope(tool.primary, arguments, None)
@@ -268,7 +271,7 @@ def _with_taint(verdict: Verdict, notes: tuple[TaintNote, ...]) -> Verdict:
 
 def _grant_scope(tool: Tool, arguments: Mapping[str, Any], scope: str | None) -> str | None:
     """The pattern a grant stores: the call's own resource unless a wider one was chosen."""
-    if not tool.scope_args:
+    if not tool.scope_args and not tool.reaches:
         return None
     if scope is None and tool.scoped_values(arguments) is None:
         # The call names no resource ("search every granted folder"): the rule has no pattern,

@@ -100,3 +100,26 @@ def test_one_rule_covering_both_is_used_once(s: Setup) -> None:
     s.rule("calendar.*", "allow", None, duration="once")
     assert s.ask(judged(MEETING), MEETING).outcome == "allow"
     assert s.ask(judged(MEETING), MEETING).outcome == "ask"
+
+
+# A reply names only the message it answers; its people come from that message (its Reply-To).
+REPLY = dataclasses.replace(
+    ADD_EVENT,
+    name="mail.reply",
+    effect="send",
+    scope=None,
+    scope_kind=None,
+    notifies=lambda arguments: [str(arguments["to_be"])],
+)
+
+
+def test_a_call_naming_no_resource_of_its_own_is_judged_on_its_people_alone(s: Setup) -> None:
+    colleague = {"message": "INBOX/1", "to_be": "bob@mycompany.com"}
+    stranger = {"message": "INBOX/2", "to_be": "billing@evil.test"}
+    view = REPLY.as_invitation(colleague)
+    assert view is not None
+    s.gate.grant(view, colleague, "always", scope="@mycompany.com")
+    # Only the recipient rule was made: no rule for "any reply" that would let the stranger in.
+    assert [rule.scope for rule in s.book.all()] == ["@mycompany.com"]
+    assert s.ask(view, colleague).outcome == "allow"
+    assert s.ask(REPLY.as_invitation(stranger), stranger).outcome == "ask"
