@@ -56,7 +56,7 @@ def check_pin(sock: object, pinned: str, host: str) -> None:
         raise ConnectionProblem(
             "tls",
             f"the certificate of {host} ({spaced(found)}) is not the one you trusted "
-            f"({spaced(pinned)}); nothing was sent. If the server really changed its "
+            f"({spaced(pinned)}); no password was sent. If the server really changed its "
             "certificate, trust the new fingerprint in the settings.",
         )
 

@@ -1,0 +1,84 @@
+"""Folder sync against a real Dovecot: new, changed, removed, and a UIDVALIDITY reset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hearth.connectors.mail.cache import MailCache
+from hearth.connectors.mail.imap import open_imap
+from hearth.connectors.mail.mailbox import Mailbox
+from hearth.connectors.mail.objects import ParsedBody
+from hearth.connectors.mail.sync import SyncReport, sync_all, sync_folder
+from tests.connectors.mail.dovecot import DovecotServer, message
+from tests.connectors.mail.test_imap import settings_for
+
+
+def connect(dovecot: DovecotServer) -> Mailbox:
+    return Mailbox(open_imap(settings_for(dovecot), dovecot.password))
+
+
+def test_sync_adds_updates_and_removes(dovecot: DovecotServer, tmp_path: Path) -> None:
+    cache = MailCache(tmp_path / "mail.sqlite")
+    first = dovecot.append("INBOX", message("First"))
+    second = dovecot.append("INBOX", message("Second"), ["\\Seen"])
+    with connect(dovecot) as mailbox:
+        assert sync_folder(mailbox, cache, "INBOX") == SyncReport("INBOX", 2, 0, 0, False)
+        assert {e.subject for e in cache.envelopes("INBOX")} == {"First", "Second"}
+        assert sync_folder(mailbox, cache, "INBOX") == SyncReport("INBOX", 0, 0, 0, False)
+
+        # Another client reads the first, deletes the second, and a third arrives.
+        with dovecot.session() as other:
+            other.select_folder("INBOX")
+            other.add_flags([first], ["\\Seen", "\\Flagged"])
+            other.move([second], "Trash")
+        third = dovecot.append("INBOX", message("Third", body="kiwi smoothie"))
+
+        report = sync_folder(mailbox, cache, "INBOX", batch=1)
+    assert report == SyncReport("INBOX", added=1, removed=1, flags_changed=1, reset=False)
+    assert cache.uids("INBOX") == {first, third}
+    assert set(cache.envelope("INBOX", first).flags) == {"\\Seen", "\\Flagged"}  # type: ignore[union-attr]
+    assert [e.uid for e in cache.envelopes("INBOX", unread=True)] == [third]
+    assert "\\Seen" not in dovecot.flags("INBOX", third)  # syncing never marks read
+
+
+def test_sync_all_records_special_uses_and_contacts(dovecot: DovecotServer, tmp_path: Path) -> None:
+    cache = MailCache(tmp_path / "mail.sqlite")
+    dovecot.append("Sent", message("Hi", sender=dovecot.address, to="Zed <zed@example.net>"))
+    dovecot.append("INBOX", message("Spam", to="someone@example.com"))
+    with connect(dovecot) as mailbox:
+        reports = sync_all(mailbox, cache)
+    assert {r.folder: r.added for r in reports} == {
+        "INBOX": 1,
+        "Sent": 1,
+        "Drafts": 0,
+        "Trash": 0,
+        "Archive": 0,
+        "Junk": 0,
+    }
+    assert cache.known_addresses() == {"zed@example.net"}
+    assert [e.subject for e in cache.search("zed")] == ["Hi"]
+
+
+def test_a_new_uidvalidity_drops_and_refills_the_folder(
+    dovecot: DovecotServer, tmp_path: Path
+) -> None:
+    cache = MailCache(tmp_path / "mail.sqlite")
+    for subject in ("One", "Two"):
+        dovecot.append("INBOX", message(subject))
+    with connect(dovecot) as mailbox:
+        sync_folder(mailbox, cache, "INBOX")
+    old_validity = cache.folder_state("INBOX")[0]  # type: ignore[index]
+    (one,) = [e for e in cache.envelopes("INBOX") if e.subject == "One"]
+    cache.put_body("INBOX", one.uid, ParsedBody("stale body"))
+
+    dovecot.reset_uidvalidity("INBOX")
+    with connect(dovecot) as mailbox:
+        report = sync_folder(mailbox, cache, "INBOX")
+    assert report.reset and report.added == 2
+    state = cache.folder_state("INBOX")
+    assert state is not None and state[0] != old_validity
+    assert state[0] == dovecot.uidvalidity("INBOX")
+    assert cache.uids("INBOX") == set(dovecot.uids("INBOX"))
+    assert {e.subject for e in cache.envelopes("INBOX")} == {"One", "Two"}
+    assert cache.search("stale") == []
+    assert all(cache.body("INBOX", uid) is None for uid in cache.uids("INBOX"))
