@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pydantic
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from hearth import Connector
-from hearth.settings import form_fields
+from hearth.settings import SecretStorageUnavailable, form_fields, secret_fields
 from hearth.settings_forms import (
     Saved,
     complete_settings,
@@ -145,7 +146,12 @@ class ConnectorSettingsPanel(QWidget):
 
         def work() -> Saved:
             settings = complete_settings(store, name, model, entered)
-            store.save(name, settings)
+            try:
+                store.save(name, settings)
+            except SecretStorageUnavailable:
+                # Not stored; kept in memory so this session works, and asked again next time.
+                self.connector.use_session_secrets(_secrets(settings))
+                raise
             return read_saved(store, name, model)
 
         self._say("Saving…")
@@ -229,3 +235,12 @@ class ConnectorSettingsPanel(QWidget):
     def _say(self, text: str, tone: Tone | None = None) -> None:
         self.status.setText(text)
         set_tone(self.status, tone)
+
+
+def _secrets(settings: pydantic.BaseModel) -> dict[str, str]:
+    values = {name: getattr(settings, name) for name in secret_fields(type(settings))}
+    return {
+        name: value.get_secret_value() if isinstance(value, pydantic.SecretStr) else str(value)
+        for name, value in values.items()
+        if value is not None
+    }

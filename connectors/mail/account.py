@@ -1,0 +1,135 @@
+"""The mail account's state: its settings, IMAP connections, the cache, the outbox and sync.
+
+One `MailAccount` per connector. Every IMAP conversation opens its own connection and closes
+it; a lock keeps to one at a time, which suits a laptop and the servers' connection limits.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from hearth import HearthError, SettingsStore, data_dir
+from hearth.connectors.mail.cache import MailCache
+from hearth.connectors.mail.errors import ConnectionProblem, MailError, Offline
+from hearth.connectors.mail.imap import open_imap
+from hearth.connectors.mail.mailbox import Mailbox
+from hearth.connectors.mail.objects import Address
+from hearth.connectors.mail.outbox import Outbox
+from hearth.connectors.mail.settings import MailSettings
+from hearth.connectors.mail.sync import SyncReport, sync_folder
+
+NAME = "mail"
+log = logging.getLogger(__name__)
+
+
+class MailAccount:
+    """Where the mail tools find the account, its folders, cached messages and the outbox."""
+
+    def __init__(
+        self,
+        settings_store: SettingsStore | None = None,
+        folder: Path | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings_store = settings_store or SettingsStore()
+        base = folder or data_dir() / "mail"
+        self.cache = MailCache(base / "cache.sqlite")
+        self.outbox = Outbox(base / "outbox.sqlite")
+        # A send cut short by a crash is never resent by itself: it becomes "unknown".
+        self.outbox.recover()
+        self.clock = clock
+        self.last_sync: float | None = None
+        self.last_error: str | None = None
+        self._session_password: str | None = None
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def settings(self) -> MailSettings:
+        secrets = {"password": self._session_password} if self._session_password else None
+        return self.settings_store.load(NAME, MailSettings, secrets=secrets)
+
+    def save(self, settings: MailSettings) -> None:
+        self.settings_store.save(NAME, settings)
+
+    def use_password_for_session(self, password: str) -> None:
+        """A password kept in memory only, for when no secure keyring may hold it."""
+        self._session_password = password or None
+
+    def ready(self) -> MailSettings:
+        """The settings, refusing when the account cannot be reached with them."""
+        settings = self.settings()
+        if not settings.address or not settings.imap()[0]:
+            raise MailError("mail is not set up yet: add your account under Accounts → Mail")
+        if settings.password is None:
+            raise MailError(
+                "the mail password is not known this session: enter it under Accounts → Mail "
+                "or run `hearth mail password`"
+            )
+        return settings
+
+    def sender(self) -> Address:
+        settings = self.settings()
+        return Address(settings.display_name, settings.address)
+
+    def own_addresses(self) -> set[str]:
+        return {self.settings().address.lower()}
+
+    def known_contacts(self) -> set[str]:
+        """Addresses the user has written to, and their own: what lookalikes are checked against."""
+        return self.cache.known_addresses() | self.own_addresses()
+
+    @contextmanager
+    def mailbox(self) -> Iterator[Mailbox]:
+        """A logged-in mailbox; an unreachable server is `Offline`, so callers use the cache."""
+        settings = self.ready()
+        password = settings.password.get_secret_value() if settings.password else ""
+        with self._lock:
+            try:
+                client = open_imap(settings, password)
+            except ConnectionProblem as problem:
+                if problem.stage in ("dns", "tcp"):
+                    raise Offline(f"the mail server cannot be reached ({problem})") from problem
+                raise
+            with Mailbox(client) as mailbox:
+                yield mailbox
+
+    def sync(self, folders: Sequence[str] | None = None) -> list[SyncReport]:
+        """Bring the cache up to date with the server for `folders` (default: every folder)."""
+        with self.mailbox() as mailbox:
+            names = folders or [f.name for f in mailbox.folders() if f.selectable]
+            reports = [sync_folder(mailbox, self.cache, name) for name in names]
+        self.last_sync, self.last_error = self.clock(), None
+        return reports
+
+    def start(self) -> None:
+        """Sync now and then every `sync_minutes`, off the caller's thread."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._sync_loop, name="hearth-mail", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=30)
+
+    def _sync_loop(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            minutes = 5
+            try:
+                minutes = self.settings().sync_minutes
+                self.sync()
+            except HearthError as error:
+                self.last_error = str(error)
+                log.info("mail sync did not run: %s", error)
+            self._stop.wait(max(1.0, minutes * 60 - (time.monotonic() - started)))

@@ -1,0 +1,204 @@
+"""`hearth mail`: connect an account, test it, sync, list, and settle the outbox."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import click
+import pydantic
+
+from hearth import HearthError, SecretStorageUnavailable
+from hearth.connectors.mail import sending
+from hearth.connectors.mail.account import MailAccount
+from hearth.connectors.mail.ids import message_id
+from hearth.connectors.mail.settings import MailSettings
+from hearth.connectors.mail.status import summary
+
+
+def mail_commands(account: MailAccount) -> click.Group:
+    """`hearth mail` working on `account`."""
+    return click.Group(
+        "mail",
+        commands=[connect, test, sync, list_messages, outbox, status],
+        help="Your mail account, its sync and its outbox.",
+        context_settings={"obj": account},
+        params=[
+            click.Option(
+                ["--ask-password"],
+                is_flag=True,
+                help="Ask for the password now (used for this run only, never stored).",
+            )
+        ],
+        callback=_ask_password,
+    )
+
+
+@click.pass_obj
+def _ask_password(account: MailAccount, ask_password: bool) -> None:
+    if ask_password:
+        account.use_password_for_session(click.prompt("Mail password", hide_input=True))
+
+
+@click.command()
+@click.option("--address", prompt="Email address")
+@click.option("--name", "display_name", default="", help="Your name as recipients see it.")
+@click.option("--imap", "imap_host", default="", help="IMAP server, when there is no preset.")
+@click.option("--smtp", "smtp_host", default="", help="SMTP server, when there is no preset.")
+@click.option("--username", default="", help="Login name, when it is not the address.")
+@click.pass_obj
+def connect(
+    account: MailAccount,
+    address: str,
+    display_name: str,
+    imap_host: str,
+    smtp_host: str,
+    username: str,
+) -> None:
+    """Set up the mail account; the password goes to the system keyring only."""
+    password = click.prompt("Password (an app password is best)", hide_input=True)
+    try:
+        settings = MailSettings(
+            address=address,
+            display_name=display_name,
+            imap_host=imap_host,
+            smtp_host=smtp_host,
+            username=username,
+            password=pydantic.SecretStr(password),
+        )
+    except pydantic.ValidationError as error:
+        raise click.UsageError(str(error.errors()[0]["msg"])) from None
+    try:
+        account.save(settings)
+    except SecretStorageUnavailable as error:
+        click.echo(str(error), err=True)
+        click.echo("Saved everything but the password; use `hearth mail --ask-password ...`.")
+    account.use_password_for_session(password)
+    _run(lambda: click.echo(_check(account)))
+
+
+@click.command()
+@click.pass_obj
+def test(account: MailAccount) -> None:
+    """Log in to IMAP and SMTP and say what works (or which step failed)."""
+    _run(lambda: click.echo(_check(account)))
+
+
+@click.command()
+@click.pass_obj
+def sync(account: MailAccount) -> None:
+    """Bring the local cache up to date with the server."""
+
+    def work() -> None:
+        for report in account.sync():
+            reset = " (the server renumbered it: cache rebuilt)" if report.reset else ""
+            click.echo(f"{report.folder}: {report.added} new, {report.removed} gone{reset}")
+
+    _run(work)
+
+
+@click.command("list")
+@click.argument("folder", default="INBOX")
+@click.option("--limit", default=20, show_default=True)
+@click.pass_obj
+def list_messages(account: MailAccount, folder: str, limit: int) -> None:
+    """List the newest messages of FOLDER from the cache (run `sync` first for fresh ones)."""
+    for envelope in account.cache.envelopes(folder, limit=limit):
+        when = envelope.date.strftime("%Y-%m-%d %H:%M") if envelope.date else ""
+        mark = "*" if envelope.unread else " "
+        click.echo(
+            f"{mark} {message_id(folder, envelope.uid):<14} {when}  "
+            f"{envelope.sender or '?'}: {envelope.subject}"
+        )
+
+
+@click.command()
+@click.pass_obj
+def status(account: MailAccount) -> None:
+    """One line on the account: last check, messages waiting or unsure."""
+    click.echo(summary(account, time.time()) or "No mail account is set up.")
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def outbox(context: click.Context) -> None:
+    """Messages waiting to be sent, and sends whose outcome is unknown."""
+    if context.invoked_subcommand is None:
+        account: MailAccount = context.obj
+        entries = account.outbox.entries(states=("queued", "unknown", "failed", "sent"))
+        if not entries:
+            click.echo("The outbox is empty.")
+        for entry in entries:
+            click.echo(
+                f"{entry.state:<8} {entry.message_id}  to {', '.join(entry.recipients)}"
+                f"{'  — ' + entry.detail if entry.detail else ''}"
+            )
+
+
+@outbox.command("send")
+@click.argument("message_id")
+@click.pass_obj
+def outbox_send(account: MailAccount, message_id: str) -> None:
+    """Send a waiting (queued) message now: you confirm it by running this."""
+    _run(lambda: click.echo(sending.send_queued(account, message_id).note or "Sent."))
+
+
+@outbox.command("check")
+@click.pass_obj
+def outbox_check(account: MailAccount) -> None:
+    """Look for every unknown send in Sent by its Message-ID."""
+
+    def work() -> None:
+        for entry in account.outbox.entries(states=("unknown",)):
+            found = sending.reconcile(account, entry.message_id)
+            click.echo(
+                f"{entry.message_id}: "
+                + (
+                    "found in Sent: it was sent."
+                    if found
+                    else "not in Sent. If you know it arrived, run "
+                    "`hearth mail outbox mark-sent ID`; to send it again, "
+                    "`hearth mail outbox resend ID`."
+                )
+            )
+
+    _run(work)
+
+
+@outbox.command("mark-sent")
+@click.argument("message_id")
+@click.pass_obj
+def outbox_mark_sent(account: MailAccount, message_id: str) -> None:
+    """Say an unknown message did go out; it is never sent again."""
+    _run(lambda: sending.mark_sent(account, message_id))
+
+
+@outbox.command("resend")
+@click.argument("message_id")
+@click.pass_obj
+def outbox_resend(account: MailAccount, message_id: str) -> None:
+    """Send an unknown message again, after you checked it did not arrive."""
+    _run(lambda: click.echo(sending.resend(account, message_id).note or "Sent."))
+
+
+@outbox.command("discard")
+@click.argument("message_id")
+@click.pass_obj
+def outbox_discard(account: MailAccount, message_id: str) -> None:
+    """Drop a waiting, failed or unknown message from the outbox without sending it."""
+    _run(lambda: account.outbox.mark(message_id, "discarded", "discarded by the user"))
+
+
+def _check(account: MailAccount) -> str:
+    from hearth.connectors.mail.check import check_connection
+
+    settings = account.settings()
+    password = settings.password.get_secret_value() if settings.password else ""
+    return check_connection(settings, password)
+
+
+def _run(work: Callable[[], object]) -> None:
+    try:
+        work()
+    except HearthError as error:
+        raise click.ClickException(str(error)) from None

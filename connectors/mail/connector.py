@@ -1,0 +1,67 @@
+"""The mail connector: an IMAP and SMTP account, its tools, `hearth mail`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+
+import click
+
+from hearth import Connector
+from hearth.connectors.mail.account import NAME, MailAccount
+from hearth.connectors.mail.cli import mail_commands
+from hearth.connectors.mail.reading import ReadingTools
+from hearth.connectors.mail.settings import MailSettings
+from hearth.connectors.mail.status import summary
+from hearth.connectors.mail.writing import WritingTools
+
+
+class MailConnector(ReadingTools, WritingTools, Connector):
+    """Read, search and send mail; everything read from mail is untrusted."""
+
+    name = NAME
+    title = "Mail"
+    description = "Your mail over IMAP and SMTP, readable offline; sends only with your consent."
+    keywords = (
+        "mail",
+        "email",
+        "emails",
+        "inbox",
+        "message",
+        "messages",
+        "unread",
+        "reply",
+        "send",
+        "forward",
+        "sender",
+        "subject",
+    )
+    settings = MailSettings
+    scope_kind = "recipient"
+
+    def __init__(self, account: MailAccount | None = None) -> None:
+        super().__init__()
+        self.account = account or MailAccount()
+
+    def test_connection(self, settings: MailSettings) -> str:
+        """Log in to IMAP and SMTP; raises saying what failed (dns, tcp, tls, auth, ...)."""
+        from hearth.connectors.mail.check import check_connection
+
+        password = settings.password.get_secret_value() if settings.password else ""
+        return check_connection(settings, password)
+
+    def use_session_secrets(self, secrets: Mapping[str, str]) -> None:
+        if secrets.get("password"):
+            self.account.use_password_for_session(secrets["password"])
+
+    def status_line(self) -> str | None:
+        return summary(self.account, time.time())
+
+    def commands(self) -> Iterable[click.Command]:
+        return [mail_commands(self.account)]
+
+    def start(self) -> None:
+        self.account.start()
+
+    def stop(self) -> None:
+        self.account.stop()

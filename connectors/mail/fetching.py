@@ -1,0 +1,48 @@
+"""One message's headers and body, from the cache or fetched (BODY.PEEK: never marked read).
+
+Headers are parsed by Hearth's strict parser from the message itself, so the address shown
+and used is the one mail really goes to; the result replaces the listing's cached envelope.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hearth.connectors.mail.account import MailAccount
+from hearth.connectors.mail.errors import Offline
+from hearth.connectors.mail.objects import Envelope, ParsedBody
+from hearth.connectors.mail.parsing import MAX_RAW_BYTES, header_concerns, parse_body, parse_headers
+
+
+def fetch(account: MailAccount, folder: str, uid: int) -> tuple[Envelope, ParsedBody]:
+    """The message's envelope and body made safe to read; cached after the first fetch."""
+    cache = account.cache
+    cached, body = cache.envelope(folder, uid), cache.body(folder, uid)
+    if cached is not None and body is not None:
+        return cached, body
+    try:
+        with account.mailbox() as mailbox:
+            raw = mailbox.raw(folder, uid, MAX_RAW_BYTES)
+            if cached is None:
+                listed = mailbox.envelopes(folder, [uid])
+                cached = listed[0] if listed else None
+    except Offline as offline:
+        raise Offline(f"{offline}; this message's text is not in the cache yet") from None
+    head = _head(raw)
+    envelope = parse_headers(
+        head,
+        folder=folder,
+        uid=uid,
+        flags=cached.flags if cached else (),
+        size=cached.size if cached else len(raw),
+    )
+    body = parse_body(raw)
+    body = dataclasses.replace(body, concerns=(*header_concerns(head), *body.concerns))
+    cache.put_envelopes([envelope])
+    cache.put_body(folder, uid, body)
+    return envelope, body
+
+
+def _head(raw: bytes) -> bytes:
+    ends = [i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0]
+    return raw[: min(ends)] if ends else raw

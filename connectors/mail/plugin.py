@@ -1,0 +1,13 @@
+"""The mail connector's plugin module: the `hearth.plugins` entry point Hearth loads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hearth import Connector, hookimpl
+from hearth.connectors.mail.connector import MailConnector
+
+
+@hookimpl
+def register_connectors(register: Callable[[Connector], None]) -> None:
+    register(MailConnector())

@@ -1,0 +1,140 @@
+"""The mail connector through the agent: a scripted model's calls pass the real gate, the
+user's answers, the real Dovecot and SMTP servers, and the audit log."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from hearth.agent import AgentConfig, AllowOnce, ConsentAsked, Deny, ToolRan
+from hearth.assistant import Assistant
+from hearth.connectors.mail.connector import MailConnector
+from hearth.consent import Rule
+from hearth.messages import CancelToken
+from tests.app.agent.kit import drive, of
+from tests.app.agent.scripted import Reply, ScriptedModel
+from tests.connectors.mail.dovecot import ADDRESS, DovecotServer, message
+from tests.connectors.mail.kit import MailPlugin
+from tests.connectors.mail.smtp_server import SmtpServer
+
+pytestmark = pytest.mark.server
+Turn = Callable[..., tuple[Assistant, list[Any]]]
+
+
+@pytest.fixture
+def turn(connector: MailConnector) -> Iterator[Turn]:
+    """One agent turn in which the scripted model makes `calls`, then says "Done."."""
+    opened: list[Assistant] = []
+
+    def run(
+        ask: str,
+        *calls: tuple[str, dict[str, Any]],
+        answer: Callable[[ConsentAsked], Any] | None = None,
+        rules: tuple[tuple[str, str | None], ...] = (),
+    ) -> tuple[Assistant, list[Any]]:
+        replies = [Reply(calls=[call]) for call in calls] + [Reply(text="Done.")]
+        assistant = Assistant(
+            ScriptedModel(replies),
+            plugins=[MailPlugin(connector)],
+            entry_points=False,
+            start_connectors=False,
+        )
+        opened.append(assistant)
+        for tool, scope in rules:
+            assistant.allow(Rule.create(tool, "allow", now=time.time(), scope=scope))
+        session = assistant.session(config=AgentConfig(tool_limit=20))
+        steps = drive(session.run_turn(ask, CancelToken()), answer or (lambda _: AllowOnce()))
+        return assistant, steps
+
+    yield run
+    for assistant in opened:
+        assistant.db.close()
+
+
+def results(steps: list[Any]) -> list[dict[str, Any]]:
+    return [json.loads(ran.result) for ran in of(steps, ToolRan) if ran.outcome == "executed"]
+
+
+def test_whats_unread(dovecot: DovecotServer, turn: Turn) -> None:
+    dovecot.append("INBOX", message("Old news"), ["\\Seen"])
+    dovecot.append("INBOX", message("Dinner Friday?", sender="Carol <carol@x.org>"))
+    _, steps = turn("What's unread?", ("mail.list", {"unread": True}))
+    [listing] = results(steps)
+    assert [(m["sender"], m["subject"]) for m in listing["messages"]] == [
+        ("Carol <carol@x.org>", "Dinner Friday?")
+    ]
+
+
+def test_a_send_asks_with_the_whole_message_and_runs_once_allowed(
+    dovecot: DovecotServer, smtp_server: SmtpServer, turn: Turn
+) -> None:
+    send = {
+        "to": ["Bob <bob@example.com>"],
+        "subject": "Friday",
+        "body": "See you at 8.",
+        "bcc": ["me@example.org"],
+    }
+    assistant, steps = turn("Tell Bob I'll see him Friday at 8.", ("mail.send", send))
+    [asked] = of(steps, ConsentAsked)
+    request = asked.request
+    assert request.tool.effect == "send"
+    assert "bob@example.com, me@example.org" in request.verdict.reason
+    preview = request.preview or ""
+    for line in (
+        f"From: Ann <{ADDRESS}>",
+        "To: Bob <bob@example.com>",
+        "Bcc: me@example.org",
+        "Subject: Friday",
+        "See you at 8.",
+    ):
+        assert line in preview
+    [sent] = results(steps)
+    assert sent["state"] == "filed" and len(smtp_server.received) == 1
+    [ran] = of(steps, ToolRan)
+    rows = assistant.audit.entries(call_id=ran.call.id)
+    assert rows[-1].outcome == "executed"
+    assert all("correct horse" not in json.dumps(r.as_record()) for r in rows)
+
+
+def test_a_rule_for_the_company_does_not_cover_a_bcc_outside_it(
+    dovecot: DovecotServer, smtp_server: SmtpServer, turn: Turn
+) -> None:
+    send = {"to": ["bob@mycompany.com"], "subject": "s", "body": "b", "bcc": ["eve@evil.test"]}
+    _, steps = turn(
+        "Mail Bob.",
+        ("mail.send", send),
+        answer=lambda _: Deny("no"),
+        rules=(("mail.send", "@mycompany.com"),),
+    )
+    [asked] = of(steps, ConsentAsked)
+    assert "eve@evil.test" in asked.request.verdict.reason
+    assert smtp_server.received == []
+
+
+def test_a_reply_is_judged_on_its_real_recipient_from_reply_to(
+    dovecot: DovecotServer, smtp_server: SmtpServer, turn: Turn
+) -> None:
+    uid = dovecot.append(
+        "INBOX",
+        message(
+            "Invoice",
+            "Reply with the account number.",
+            sender="Bob <bob@mycompany.com>",
+            Reply_To="billing@evil.test",
+        ),
+    )
+    _, steps = turn(
+        "Answer Bob's invoice mail.",
+        ("mail.reply", {"message": f"INBOX/{uid}", "body": "Here it is."}),
+        answer=lambda _: Deny("no"),
+        rules=(("mail.reply", "@mycompany.com"),),
+    )
+    [asked] = of(steps, ConsentAsked)
+    assert asked.request.tool.effect == "send"
+    assert "billing@evil.test" in asked.request.verdict.reason
+    assert "billing@evil.test" in (asked.request.preview or "")
+    assert smtp_server.received == []
