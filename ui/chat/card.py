@@ -115,8 +115,9 @@ class ToolCard(QFrame):
 
     def _build_buttons(self) -> QWidget:
         self.buttons = QWidget()
-        row = QHBoxLayout(self.buttons)
-        row.setContentsMargins(0, 4, 0, 0)
+        column = QVBoxLayout(self.buttons)
+        column.setContentsMargins(0, 4, 0, 0)
+        row = QHBoxLayout()
         row.setSpacing(8)
         self.allow_once = QPushButton("Allow &once")
         self.allow_for = QPushButton("Allow &for…")
@@ -126,10 +127,12 @@ class ToolCard(QFrame):
             button.setAutoDefault(False)
             row.addWidget(button)
         row.addStretch(1)
+        row.addWidget(self.deny)
+        # On a line of its own, so a narrow window leaves the buttons' labels whole.
         self.countdown = CountdownLabel()
         self.countdown.hide()
-        row.addWidget(self.countdown)
-        row.addWidget(self.deny)
+        column.addLayout(row)
+        column.addWidget(self.countdown, 0, Qt.AlignmentFlag.AlignRight)
         self.deny.setProperty("accent", True)  # the safe choice looks like the default it is
         self.deny.setAutoDefault(True)  # Enter on a focused card refuses
         self.deny.setDefault(True)
@@ -172,10 +175,11 @@ class ToolCard(QFrame):
         self._show_arguments(entry.arguments)
         self._set(self.edit_diff, _edit_words(entry))
         self.countdown.follow(entry.countdown if asking else None)
-        self._set(self.preview, entry.preview or "")
+        warned, plain = entry.preview_lines
+        self._set(self.preview, "\n".join(plain))
         self.day_view.show_slots(entry.slots)
         self.day_view.setVisible(bool(entry.slots))
-        self._set(self.taint, "\n".join(f"⚠  {note}" for note in entry.taint))
+        self._set(self.taint, "\n".join([*warned, *(f"⚠  {note}" for note in entry.taint)]))
         self._set(self.why, _why(entry) if entry.state is not CardState.DONE else "")
         self.buttons.setVisible(asking)
         self.allow_for.setVisible(bool(entry.durations))

@@ -131,6 +131,15 @@ class ToolCardEntry(Entry):
     undo_note: str = ""
 
     @property
+    def preview_lines(self) -> tuple[list[str], list[str]]:
+        """The preview's warnings (lines a tool starts with "⚠" before its first blank line,
+        so a message body cannot pose as one), and the rest of it."""
+        head, gap, body = (self.preview or "").partition("\n\n")
+        warned = [line for line in head.splitlines() if line.startswith("⚠")]
+        plain = [line for line in head.splitlines() if not line.startswith("⚠")]
+        return warned, plain + (["", *body.splitlines()] if gap else [])
+
+    @property
     def copy_text(self) -> str:
         shown = self.preview or json.dumps(self.arguments, ensure_ascii=False, default=str)
         lines = [f"{self.tool}: {shown}"]

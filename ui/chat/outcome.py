@@ -2,7 +2,7 @@
 
 Generic on purpose: no tool is named here. A list under one key reads "3 files: a.md, b.txt, …";
 a count reads "Moved 3 items" when the tool said so in its own text; anything else shows its
-first lines.
+first lines. A result's `concerns` (what the user should know about what was read) lead.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ NAMES_SHOWN = 3
 LINES_SHOWN = 3
 NAME_KEYS = ("name", "title", "subject", "path", "file", "summary", "id")
 DIFF_VALUE_CHARS = 60
+# A result's warnings for the user (a lookalike sender, hidden text removed) come first.
+WARNING_KEY = "concerns"
+WARNINGS_SHOWN = 2
 
 
 def summarize(result: str) -> str:
@@ -27,13 +30,10 @@ def summarize(result: str) -> str:
     if isinstance(data, list):
         return _listing(data, "items")
     if isinstance(data, Mapping):
-        lists = [(key, value) for key, value in data.items() if isinstance(value, list)]
-        if len(lists) == 1:
-            return _listing(lists[0][1], str(lists[0][0]).replace("_", " "))
-        message = next((v for k, v in data.items() if k in ("message", "summary", "text")), None)
-        if isinstance(message, str) and message.strip():
-            return _first_lines(message)
-        return _first_lines(", ".join(f"{k}: {_short(v)}" for k, v in data.items()))
+        warned = _warnings(data.get(WARNING_KEY))
+        return "\n".join(
+            filter(None, [warned, _mapping(data, LINES_SHOWN - warned.count("\n") - bool(warned))])
+        )
     return _first_lines(text)
 
 
@@ -92,7 +92,29 @@ def _short(value: Any) -> str:
     return text if len(text) <= DIFF_VALUE_CHARS else text[: DIFF_VALUE_CHARS - 1] + "…"
 
 
-def _first_lines(text: str) -> str:
+def _mapping(data: Mapping[str, Any], lines: int) -> str:
+    if lines <= 0:
+        return ""
+    message = next((v for k, v in data.items() if k in ("message", "summary", "text")), None)
+    if isinstance(message, str) and message.strip():
+        return _first_lines(message, lines)
+    found = [(k, v) for k, v in data.items() if isinstance(v, list) and k != WARNING_KEY]
+    if len(found) == 1:
+        return _listing(found[0][1], str(found[0][0]).replace("_", " "))
+    shown = {k: v for k, v in data.items() if k != WARNING_KEY}
+    return _first_lines(", ".join(f"{k}: {_short(v)}" for k, v in shown.items()), lines)
+
+
+def _warnings(value: object) -> str:
+    if not isinstance(value, list) or not value:
+        return ""
+    lines = [f"⚠ {_short(item)}" for item in value[:WARNINGS_SHOWN]]
+    if len(value) > WARNINGS_SHOWN:
+        lines[-1] += f" (+{len(value) - WARNINGS_SHOWN} more)"
+    return "\n".join(lines)
+
+
+def _first_lines(text: str, count: int = LINES_SHOWN) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
-    shown = "\n".join(lines[:LINES_SHOWN])
-    return shown + ("\n…" if len(lines) > LINES_SHOWN else "")
+    shown = "\n".join(lines[:count])
+    return shown + ("\n…" if len(lines) > count else "")

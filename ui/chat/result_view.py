@@ -18,6 +18,8 @@ class ResultView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
+        # A result's warnings (a lookalike sender, hidden text removed) are not a success.
+        self.warnings = _label("taint")
         self.summary = _label("result")
         self.toggle = QPushButton(SHOW)
         self.toggle.setObjectName("detailsToggle")
@@ -27,12 +29,21 @@ class ResultView(QWidget):
         self.toggle.toggled.connect(self._show_details)
         self.details = _label("resultDetails")
         self.details.hide()
+        layout.addWidget(self.warnings)
         layout.addWidget(self.summary)
         layout.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.details)
 
     def show_result(self, text: str, summary: str, raw: str) -> None:
         """`text` in the summary line; the toggle appears when `raw` says more than `summary`."""
+        mark, _, rest = text.partition("  ") if text.startswith("✓") else ("", "", text)
+        lines = rest.splitlines()
+        warned = [line for line in lines if line.startswith("⚠")]
+        plain = "\n".join(line for line in lines if not line.startswith("⚠"))
+        self.warnings.setText("\n".join(warned))
+        self.warnings.setVisible(bool(warned))
+        if warned:
+            text = f"{mark}  {plain}" if mark and plain else plain
         self.summary.setText(text)
         self.summary.setVisible(bool(text))
         more = has_details(raw, summary)

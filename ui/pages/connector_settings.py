@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pydantic
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtCore import QEvent, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -100,6 +100,24 @@ class ConnectorSettingsPanel(QWidget):
         super().showEvent(event)
         self.refresh_status()
         self.status_timer.start()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_height()
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # a label's text grew or shrank
+            self._fit_height()
+        return handled
+
+    def _fit_height(self) -> None:
+        # Wrapped help text needs more height at this width than the scroll area offers by
+        # itself; asking for it keeps every line readable (the page scrolls instead).
+        layout = self.layout()
+        needed = layout.totalHeightForWidth(self.width()) if layout is not None else 0
+        if needed > 0 and needed != self.minimumHeight():
+            self.setMinimumHeight(needed)
 
     def hideEvent(self, event: QHideEvent) -> None:
         super().hideEvent(event)
@@ -194,7 +212,7 @@ class ConnectorSettingsPanel(QWidget):
 
     def _not_connected(self, error: Exception) -> None:
         self.test_button.setEnabled(True)
-        self._say("The connection test failed.", "bad")
+        self._say(f"The connection test failed: {error}", "bad")
         self.context.errors.show(self, f"connect to {self.connector.title}", error)
         self.connection_did_test.emit(False, str(error))
         self.refresh_status()

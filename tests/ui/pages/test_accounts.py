@@ -145,7 +145,7 @@ def test_test_connection_uses_the_stored_secret_and_reports_a_closed_server(
         form_panel.test_button.click()
     assert tested.args[0] is False
     assert f"Could not reach 127.0.0.1:{server.port}" in tested.args[1]
-    assert form_panel.status.text() == "The connection test failed."
+    assert form_panel.status.text() == f"The connection test failed: {tested.args[1]}"
     assert form_panel.test_button.isEnabled()
 
 

@@ -133,7 +133,7 @@ def test_a_wrong_password_says_so(
     with qtbot.waitSignal(panel.connection_did_test, timeout=20_000) as tested:
         panel.test_button.click()
     assert tested.args[0] is False
-    assert panel.status.text() == "The connection test failed."
+    assert panel.status.text() == f"The connection test failed: {tested.args[1]}"
 
 
 def test_calendar_files_typed_in_the_form_are_used_and_a_missing_one_is_named(
