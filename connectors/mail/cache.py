@@ -86,6 +86,17 @@ class MailCache:
                 (folder, uidvalidity, special_use),
             )
 
+    def same_state(self, folder: str, state: object) -> bool:
+        """Whether the folder was last synced at exactly this EXAMINE answer (`repr`)."""
+        rows = self._read("SELECT seen_state FROM folders WHERE name = ?", (folder,))
+        return bool(rows) and rows[0][0] == repr(state)
+
+    def remember_state(self, folder: str, state: object) -> None:
+        with self._lock, self._conn:
+            self._conn.execute(
+                "UPDATE folders SET seen_state = ? WHERE name = ?", (repr(state), folder)
+            )
+
     def set_special_use(self, folder: str, special_use: str | None) -> None:
         with self._lock, self._conn:
             self._conn.execute(

@@ -13,11 +13,11 @@ from typing import Any
 
 from hearth.connectors.mail.objects import Address, Attachment, Concern, Envelope, ParsedBody
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 TABLES = ("folders", "messages", "bodies", "search_index")
 SCHEMA = (
     "CREATE TABLE folders (name TEXT PRIMARY KEY, uidvalidity INTEGER NOT NULL,"
-    " special_use TEXT, highest_uid INTEGER NOT NULL DEFAULT 0)",
+    " special_use TEXT, highest_uid INTEGER NOT NULL DEFAULT 0, seen_state TEXT)",
     "CREATE TABLE messages (id INTEGER PRIMARY KEY, folder TEXT NOT NULL, uid INTEGER NOT NULL,"
     " message_id TEXT NOT NULL, subject TEXT NOT NULL, sender_name TEXT, sender_email TEXT,"
     " reply_to TEXT NOT NULL, to_addresses TEXT NOT NULL, cc_addresses TEXT NOT NULL,"

@@ -35,6 +35,8 @@ class FolderState:
     uidvalidity: int
     uidnext: int
     exists: int
+    # CONDSTORE's counter of changes; 0 when the server does not keep one.
+    highestmodseq: int = 0
 
 
 def listed_folder(raw_flags: Sequence[bytes], name: str) -> Folder:

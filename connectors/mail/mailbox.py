@@ -44,6 +44,8 @@ class Mailbox:
         client.normalise_times = False  # dates keep their zone, as the Date header gave it
         # Public so a test can take the path of a server without MOVE on a real server.
         self.can_move = client.has_capability("MOVE")
+        if client.has_capability("CONDSTORE"):
+            client.enable("CONDSTORE")  # EXAMINE then says when anything last changed
         self._selected: tuple[str, bool] | None = None
         self._folders: list[Folder] | None = None
 
@@ -91,6 +93,7 @@ class Mailbox:
             uidvalidity=int(response.get(b"UIDVALIDITY", 0)),
             uidnext=int(response.get(b"UIDNEXT", 0)),
             exists=int(response.get(b"EXISTS", 0)),
+            highestmodseq=int(response.get(b"HIGHESTMODSEQ", 0)),
         )
 
     def _select(self, folder: str, *, readonly: bool, fresh: bool = False) -> dict[bytes, Any]:

@@ -3,7 +3,8 @@
 A folder's UIDs mean something only under its UIDVALIDITY: when the server reports another,
 everything cached of the folder is dropped and fetched anew. Otherwise the headers of UIDs
 not cached yet (those above the highest cached, normally) are fetched, flags are refreshed
-for all, and what the server no longer has is removed.
+for all, and what the server no longer has is removed. A server with CONDSTORE says when
+nothing changed at all, and then the sync costs one EXAMINE.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def sync_folder(mailbox: Mailbox, cache: MailCache, folder: str, *, batch: int =
         cache.reset_folder(folder, state.uidvalidity, special_use=special_use)
     else:
         cache.set_special_use(folder, special_use)
+    if state.highestmodseq and cache.same_state(folder, state):
+        # CONDSTORE: the same UIDNEXT, count and change counter mean nothing moved at all.
+        return SyncReport(folder, 0, 0, 0, False)
 
     server_flags = mailbox.flags(folder) if state.exists else {}
     known = cache.flags(folder)
@@ -54,6 +58,7 @@ def sync_folder(mailbox: Mailbox, cache: MailCache, folder: str, *, batch: int =
         envelopes = mailbox.envelopes(folder, new[start : start + batch], batch=batch)
         cache.put_envelopes(envelopes)
         added += len(envelopes)
+    cache.remember_state(folder, state)
     return SyncReport(folder, added, len(gone), len(changed), reset)
 
 

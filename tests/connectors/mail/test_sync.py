@@ -82,3 +82,24 @@ def test_a_new_uidvalidity_drops_and_refills_the_folder(
     assert {e.subject for e in cache.envelopes("INBOX")} == {"One", "Two"}
     assert cache.search("stale") == []
     assert all(cache.body("INBOX", uid) is None for uid in cache.uids("INBOX"))
+
+
+def test_with_condstore_an_unchanged_folder_costs_one_examine_and_a_flag_change_is_seen(
+    dovecot: DovecotServer, tmp_path: Path
+) -> None:
+    cache = MailCache(tmp_path / "mail.sqlite")
+    uid = dovecot.append("INBOX", message("Only"))
+    with connect(dovecot) as mailbox:
+        sync_folder(mailbox, cache, "INBOX")
+        assert mailbox.examine("INBOX").highestmodseq > 0
+        fetched: list[object] = []
+        flags = mailbox.flags
+        mailbox.flags = lambda folder: fetched.append(folder) or flags(folder)  # type: ignore[method-assign]
+        assert sync_folder(mailbox, cache, "INBOX") == SyncReport("INBOX", 0, 0, 0, False)
+        assert fetched == []  # nothing changed: no flags were fetched
+        # Another client flags it: only the flag changed (same UIDNEXT, same count).
+        with dovecot.session() as other:
+            other.select_folder("INBOX")
+            other.add_flags([uid], ["\\Flagged"])
+        assert sync_folder(mailbox, cache, "INBOX").flags_changed == 1
+    assert "\\Flagged" in cache.envelope("INBOX", uid).flags  # type: ignore[union-attr]
