@@ -29,6 +29,9 @@ AS_WRITTEN = {
     ("scripts/run", "calendar", "list"),
     ("scripts/run", "calendar", "events", "thursday"),
     ("scripts/run", "calendar", "conflicts"),
+    ("scripts/run", "mail", "list"),
+    ("scripts/run", "mail", "status"),
+    ("scripts/run", "mail", "outbox"),
     ("scripts/run", "undo", "--list"),
 }
 NOT_RUN = {("scripts/test",)}
