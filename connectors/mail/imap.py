@@ -94,6 +94,10 @@ def _login(client: IMAPClient, host: str, user: str, password: str) -> None:
     try:
         client.login(user, password)
     except LoginError as error:
+        if "[UNAVAILABLE]" in str(error):  # RFC 5530: the server could not check it just now
+            raise ConnectionProblem(
+                "auth", f"{host} could not check the password just now; try again in a moment"
+            ) from error
         raise ConnectionProblem(
             "auth",
             f"{host} refused the user name or password for {user}. If your provider uses app "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,11 +35,17 @@ def trust_mail_ca(mail_ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.Monke
 
 
 @pytest.fixture
-def dovecot(tmp_path: Path, mail_ca: trustme.CA, trust_mail_ca: Path) -> Iterator[DovecotServer]:
-    """A fresh Dovecot with user ann, an empty INBOX and the special-use folders."""
-    server = DovecotServer(tmp_path / "dovecot", mail_ca).start()
+def dovecot(mail_ca: trustme.CA, trust_mail_ca: Path) -> Iterator[DovecotServer]:
+    """A fresh Dovecot with user ann, an empty INBOX and the special-use folders.
+
+    Its files live outside pytest's temporary folder, which each pytest run makes private
+    again (0700): the mail processes, running as another user, must reach them.
+    """
+    root = Path(tempfile.mkdtemp(prefix="hearth-dovecot-"))
+    server = DovecotServer(root / "dovecot", mail_ca).start()
     yield server
     server.stop()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,0 +1,58 @@
+"""The account without a secure keyring: the password is refused for storage, kept for the
+session only, and the account works with it; nothing on disk ever holds it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+from keyrings.alt.file import PlaintextKeyring
+
+from hearth import SecretStorageUnavailable, SettingsStore
+from hearth.connectors.mail.account import NAME, MailAccount
+from hearth.connectors.mail.connector import MailConnector
+from hearth.connectors.mail.errors import MailError
+from tests.connectors.mail.dovecot import PASSWORD, DovecotServer, message
+from tests.connectors.mail.kit import account_settings, run
+from tests.connectors.mail.smtp_server import SmtpServer
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture
+def plaintext_keyring(tmp_path: Path) -> Iterator[PlaintextKeyring]:
+    previous = keyring.get_keyring()
+    backend = PlaintextKeyring()
+    backend.file_path = str(tmp_path / "plaintext.cfg")
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_without_a_secure_keyring_the_password_lives_for_the_session_only(
+    tmp_path: Path,
+    hearth_home: Path,
+    plaintext_keyring: PlaintextKeyring,
+    dovecot: DovecotServer,
+    smtp_server: SmtpServer,
+) -> None:
+    store = SettingsStore(tmp_path / "connectors")
+    with pytest.raises(SecretStorageUnavailable, match="asked for them each session"):
+        store.save(NAME, account_settings(dovecot, smtp_server))
+    connector = MailConnector(MailAccount(store, tmp_path / "mail"))
+    dovecot.append("INBOX", message("Hello"))
+    with pytest.raises(MailError, match="password is not known this session"):
+        run(connector, "mail.list")
+
+    connector.use_session_secrets({"password": PASSWORD})
+    assert [m.subject for m in run(connector, "mail.list").messages] == ["Hello"]
+
+    assert not Path(plaintext_keyring.file_path).exists()
+    for path in [*tmp_path.rglob("*"), *hearth_home.rglob("*")]:
+        if path.is_file() and "dovecot" not in path.parts:
+            assert PASSWORD.encode() not in path.read_bytes(), path
+    # A new session (a new account object) knows no password again.
+    with pytest.raises(MailError, match="password is not known"):
+        run(MailConnector(MailAccount(store, tmp_path / "mail")), "mail.list")
