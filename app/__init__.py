@@ -4,6 +4,7 @@ Never imports Qt, `hearth.ui` or `hearth.connectors` (enforced by import-linter)
 plugins use only what this module exports.
 """
 
+from hearth.background import Every
 from hearth.connector import Connector
 from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
@@ -16,6 +17,7 @@ from hearth.tools import Tool, ToolArgumentsError, ToolDefinitionError, make_too
 
 __all__ = [
     "Connector",
+    "Every",
     "FolderAccess",
     "HearthError",
     "IndexStatus",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-import time
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -18,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import tzlocal
 
-from hearth import HearthError, SettingsStore, data_dir
+from hearth import Every, HearthError, SettingsStore, data_dir
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.expand import occurrences
 from hearth.connectors.calendar.local import IcsFileSource
@@ -51,8 +50,9 @@ class CalendarLibrary:
         self.store = CalendarStore(cache_path or data_dir() / CACHE_FILE, self.sources)
         self._lock = threading.Lock()
         self._caldav: tuple[str, CalDavSource] | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._sync = Every(
+            "calendar sync", self.store.refresh, lambda: self.settings().sync_minutes
+        )
 
     def settings(self) -> CalendarSettings:
         """The saved settings; without a usable password the CalDAV account is left out."""
@@ -142,24 +142,7 @@ class CalendarLibrary:
 
     def start(self) -> None:
         """Sync now and then every `sync_minutes`, off the caller's thread."""
-        if self._thread is not None:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._sync_loop, name="hearth-calendar", daemon=True)
-        self._thread.start()
+        self._sync.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=30)
-
-    def _sync_loop(self) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            try:
-                self.store.refresh()
-            except HearthError as error:
-                log.warning("calendar sync failed: %s", error)
-            wait = self.settings().sync_minutes * 60 - (time.monotonic() - started)
-            self._stop.wait(max(1.0, wait))
+        self._sync.stop()

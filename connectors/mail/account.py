@@ -6,14 +6,13 @@ it; a lock keeps to one at a time, which suits a laptop and the servers' connect
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from hearth import HearthError, SettingsStore, data_dir
+from hearth import Every, SettingsStore, data_dir
 from hearth.connectors.mail.cache import MailCache
 from hearth.connectors.mail.errors import ConnectionProblem, MailError, Offline
 from hearth.connectors.mail.imap import open_imap
@@ -24,7 +23,6 @@ from hearth.connectors.mail.settings import MailSettings
 from hearth.connectors.mail.sync import SyncReport, sync_folder
 
 NAME = "mail"
-log = logging.getLogger(__name__)
 
 
 class MailAccount:
@@ -45,11 +43,9 @@ class MailAccount:
         self.outbox.recover()
         self.clock = clock
         self.last_sync: float | None = None
-        self.last_error: str | None = None
         self._session_password: str | None = None
         self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._sync = Every("mail sync", self._sync_if_set_up, lambda: self.settings().sync_minutes)
 
     def settings(self) -> MailSettings:
         secrets = {"password": self._session_password} if self._session_password else None
@@ -105,31 +101,20 @@ class MailAccount:
         with self.mailbox() as mailbox:
             names = folders or [f.name for f in mailbox.folders() if f.selectable]
             reports = [sync_folder(mailbox, self.cache, name) for name in names]
-        self.last_sync, self.last_error = self.clock(), None
+        self.last_sync = self.clock()
         return reports
+
+    def _sync_if_set_up(self) -> None:
+        if self.settings().address:
+            self.sync()
 
     def start(self) -> None:
         """Sync now and then every `sync_minutes`, off the caller's thread."""
-        if self._thread is not None:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._sync_loop, name="hearth-mail", daemon=True)
-        self._thread.start()
+        self._sync.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=30)
+        self._sync.stop()
 
-    def _sync_loop(self) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            minutes = 5
-            try:
-                minutes = self.settings().sync_minutes
-                self.sync()
-            except HearthError as error:
-                self.last_error = str(error)
-                log.info("mail sync did not run: %s", error)
-            self._stop.wait(max(1.0, minutes * 60 - (time.monotonic() - started)))
+    @property
+    def last_error(self) -> str | None:
+        return self._sync.last_error

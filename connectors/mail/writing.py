@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hearth import UndoFailed, tool
-from hearth.connectors.mail.compose import build_message, new_message_id
+from hearth.connectors.mail.account import MailAccount
+from hearth.connectors.mail.compose import Draft, build_message, new_message_id
 from hearth.connectors.mail.errors import MailError
 from hearth.connectors.mail.ids import message_id, parse_message_id
 from hearth.connectors.mail.proposals import ProposalHooks
@@ -88,13 +89,7 @@ class WritingTools(ProposalHooks):
         draft = self.draft_of_send(
             {"to": to, "subject": subject, "body": body, "cc": cc, "bcc": bcc}
         )
-        outcome = send(self.account, draft)
-        return SendResult(
-            message_id=outcome.message_id,
-            state=outcome.state,
-            to=list(draft.recipients),
-            note=outcome.note,
-        )
+        return _sent(self.account, draft)
 
     @tool(
         effect="send",
@@ -113,13 +108,7 @@ class WritingTools(ProposalHooks):
             reply_all: Also to everyone else the message went to.
         """
         draft, _ = self.draft_of_reply({"message": message, "body": body, "reply_all": reply_all})
-        outcome = send(self.account, draft)
-        return SendResult(
-            message_id=outcome.message_id,
-            state=outcome.state,
-            to=list(draft.recipients),
-            note=outcome.note,
-        )
+        return _sent(self.account, draft)
 
     @tool(
         effect="write",
@@ -211,6 +200,16 @@ class WritingTools(ProposalHooks):
     def _forget(self, messages: Sequence[str]) -> None:
         for folder, uids in _by_folder(messages).items():
             self.account.cache.remove(folder, uids)
+
+
+def _sent(account: MailAccount, draft: Draft) -> SendResult:
+    outcome = send(account, draft)
+    return SendResult(
+        message_id=outcome.message_id,
+        state=outcome.state,
+        to=list(draft.recipients),
+        note=outcome.note,
+    )
 
 
 def _changed(
