@@ -13,7 +13,14 @@ from hearth.journal import journal_step
 from hearth.paths import data_dir
 from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
 from hearth.timeslots import TimeSlot
-from hearth.tools import Tool, ToolArgumentsError, ToolDefinitionError, make_tool, tool
+from hearth.tools import (
+    Tool,
+    ToolArgumentsError,
+    ToolDefinitionError,
+    ToolResult,
+    make_tool,
+    tool,
+)
 
 __all__ = [
     "Connector",
@@ -29,6 +36,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolFailure",
+    "ToolResult",
     "UndoFailed",
     "data_dir",
     "hookimpl",

@@ -3,6 +3,7 @@
 from hearth.tools.decorator import ToolMethod, tool
 from hearth.tools.define import make_tool
 from hearth.tools.registry import DuplicateToolError, ToolRegistry
+from hearth.tools.result import ToolResult
 from hearth.tools.tool import (
     Effect,
     Scope,
@@ -22,6 +23,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolMethod",
     "ToolRegistry",
+    "ToolResult",
     "make_tool",
     "tool",
 ]

@@ -8,32 +8,20 @@ then only the journaled lists are there, so every other field has a default.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 import pydantic
 from typing_extensions import TypedDict
+
+from hearth import ToolResult
 
 # Functional form: "from" is a Python keyword, and the model has always read {"from", "to"}.
 Move = TypedDict("Move", {"from": str, "to": str})
 """One item moved or renamed: where it was and where it is now."""
 
 
-class Result(pydantic.BaseModel):
+class Result(ToolResult):
     """Base of the file tools' results: frozen, and optional fields omitted while empty."""
 
-    model_config = pydantic.ConfigDict(frozen=True)
-    omitted_when_empty: ClassVar[frozenset[str]] = frozenset(
-        {"note", "snippet", "not_moved", "not_trashed"}
-    )
-
-    @pydantic.model_serializer(mode="wrap")
-    def _without_empty_notes(self, handler: pydantic.SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        return {
-            key: value
-            for key, value in data.items()
-            if key not in self.omitted_when_empty or value not in (None, [])
-        }
+    omitted_when_empty = frozenset({"note", "snippet", "not_moved", "not_trashed"})
 
 
 class FoundFile(Result):
@@ -86,7 +74,7 @@ class Moved(Result):
     """
 
     moved: list[Move]
-    not_moved: list[Move] = []
+    not_moved: list[Move] = pydantic.Field(default_factory=list)
 
 
 class Created(Result):
@@ -117,4 +105,4 @@ class Trashed(Result):
     """
 
     trashed: list[TrashedItem]
-    not_trashed: list[TrashedItem] = []
+    not_trashed: list[TrashedItem] = pydantic.Field(default_factory=list)

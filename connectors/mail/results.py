@@ -7,27 +7,17 @@ travel with the message so the model and the user both see them.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 import pydantic
 
+from hearth import ToolResult
 
-class Result(pydantic.BaseModel):
+
+class Result(ToolResult):
     """Base of the mail results: frozen, and optional fields omitted while empty."""
 
-    model_config = pydantic.ConfigDict(frozen=True)
-    omitted_when_empty: ClassVar[frozenset[str]] = frozenset(
+    omitted_when_empty = frozenset(
         {"note", "concerns", "reply_to", "cc", "bcc", "attachments", "flags"}
     )
-
-    @pydantic.model_serializer(mode="wrap")
-    def _without_empty_notes(self, handler: pydantic.SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        return {
-            key: value
-            for key, value in data.items()
-            if key not in self.omitted_when_empty or value not in (None, [], "", False)
-        }
 
 
 class MessageItem(Result):
