@@ -5,7 +5,7 @@ plugins use only what this module exports.
 """
 
 from hearth.background import Every
-from hearth.connector import Connector
+from hearth.connector import Connector, ConnectorAction
 from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.hookspecs import hookimpl
@@ -24,6 +24,7 @@ from hearth.tools import (
 
 __all__ = [
     "Connector",
+    "ConnectorAction",
     "Every",
     "FolderAccess",
     "HearthError",

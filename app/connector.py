@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import click
@@ -25,6 +25,19 @@ CONNECTOR_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 class PluginError(HearthError):
     """A plugin registered something Hearth cannot accept."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ConnectorAction:
+    """Something the user can do from the connector's Accounts page (send mail that waited).
+
+    `confirm` is what the user is asked before it runs ("" runs it at once); `run` does it off
+    the UI thread and returns what to tell the user, or raises a `HearthError` saying why not.
+    """
+
+    label: str
+    confirm: str
+    run: Callable[[], str]
 
 
 class Connector:
@@ -90,6 +103,11 @@ class Connector:
     def use_session_secrets(self, secrets: Mapping[str, str]) -> None:
         """Secrets the user typed that no secure keyring may keep (see `SecretStorageUnavailable`):
         a connector that can work with them keeps them in memory for this session only."""
+
+    def actions(self) -> Sequence[ConnectorAction]:
+        """What the user can do now from the Accounts page; read off the UI thread, like
+        `status_line`, so it may look at local state but should not wait on a network."""
+        return ()
 
     def start(self) -> None:
         """Begin background work; a front end calls this once it opens."""

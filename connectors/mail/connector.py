@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import click
 
-from hearth import Connector
+from hearth import Connector, ConnectorAction
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.cli import mail_commands
+from hearth.connectors.mail.outbox_actions import outbox_actions
 from hearth.connectors.mail.reading import ReadingTools
 from hearth.connectors.mail.settings import MailSettings
 from hearth.connectors.mail.status import summary
@@ -53,6 +54,9 @@ class MailConnector(ReadingTools, WritingTools, Connector):
     def use_session_secrets(self, secrets: Mapping[str, str]) -> None:
         if secrets.get("password"):
             self.account.use_password_for_session(secrets["password"])
+
+    def actions(self) -> Sequence[ConnectorAction]:
+        return outbox_actions(self.account)
 
     def status_line(self) -> str | None:
         return summary(self.account, time.time())

@@ -30,12 +30,13 @@ def summary(account: MailAccount, now: float) -> str | None:
         parts.append(f"last check failed: {account.last_error}")
     waiting = account.outbox.entries(states=("queued",))
     if waiting:
-        parts.append(f"{_count(len(waiting))} waiting for you to send (hearth mail outbox)")
+        parts.append(f"{messages(len(waiting))} waiting for you to send")
     unknown = account.outbox.entries(states=("unknown",))
     if unknown:
-        parts.append(f"{_count(len(unknown))} may not have been sent (hearth mail outbox)")
+        parts.append(f"{messages(len(unknown))} may not have been sent")
     return "; ".join(parts)
 
 
-def _count(number: int) -> str:
+def messages(number: int) -> str:
+    """ "1 message", "3 messages"."""
     return f"{number} message{'s' if number != 1 else ''}"

@@ -32,6 +32,7 @@ from hearth.ui.context import UiContext
 from hearth.ui.forms import SettingsForm
 from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
+from hearth.ui.pages.connector_actions import ConnectorActions
 
 PANEL_MAX_WIDTH = 640
 STATUS_EVERY_MS = 60_000
@@ -66,6 +67,9 @@ class ConnectorSettingsPanel(QWidget):
         self.connector_status = explanation("")
         self.connector_status.setObjectName("connectorStatus")
         self.connector_status.hide()
+        self.actions = ConnectorActions(context, connector, self)
+        self.actions.action_done.connect(self._action_done)
+        self.actions.action_failed.connect(self._action_done)
         self._status_asked = 0  # only the latest read is shown; an older one may land later
         self.status_timer = QTimer(self)
         self.status_timer.setInterval(STATUS_EVERY_MS)
@@ -86,6 +90,7 @@ class ConnectorSettingsPanel(QWidget):
         layout.addSpacing(6)
         layout.addWidget(self.form)
         layout.addWidget(self.connector_status)
+        layout.addWidget(self.actions)
         buttons = QHBoxLayout()
         buttons.addWidget(self.forget_button)
         buttons.addStretch(1)
@@ -127,6 +132,7 @@ class ConnectorSettingsPanel(QWidget):
         """Read the connector's status line on the pool; it may touch local files."""
         self._status_asked += 1
         asked = self._status_asked
+        self.actions.refresh()
         run_op(
             self.context.pool,
             self.connector.status_line,
@@ -135,6 +141,10 @@ class ConnectorSettingsPanel(QWidget):
             # A status that cannot be read is not worth a dialog every minute; it says so here.
             failure=lambda error: self._show_status(asked, f"Status not available: {error}"),
         )
+
+    def _action_done(self, said: str) -> None:
+        self._say(said)
+        self.refresh_status()
 
     def _show_status(self, asked: int, line: str) -> None:
         if asked != self._status_asked:

@@ -239,3 +239,19 @@ def test_recipients_that_read_two_ways_are_refused_before_anyone_is_asked(
     )
     assert people == ["bob@evil.test", "eve@evil.test"]
     assert ADDRESS  # Ann's own address is the sender, never a recipient here
+
+
+def test_the_accounts_page_offers_to_look_for_an_unknown_send_in_sent(
+    dovecot: DovecotServer, smtp_server: SmtpServer, connector: MailConnector
+) -> None:
+    smtp_server.drop_after_data = True
+    result = run(connector, "mail.send", to=["bob@example.com"], subject="Lost?", body="b")
+    [look] = connector.actions()
+    assert look.label == "Look for 1 message in Sent" and not look.confirm
+    assert "1 message not there" in look.run()
+    dovecot.append("Sent", smtp_server.received[0].data, ["\\Seen"])
+    [look] = connector.actions()
+    assert look.run() == "Found 1 message in Sent: they were sent."
+    assert connector.actions() == []
+    assert connector.account.outbox.get(result.message_id).state == "filed"  # type: ignore[union-attr]
+    assert len(smtp_server.received) == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QComboBox, QLineEdit, QScrollArea, QWidget
+from PySide6.QtWidgets import QComboBox, QLineEdit, QMessageBox, QScrollArea, QWidget
 from pytestqt.qtbot import QtBot
 
 from hearth.assistant import Assistant
@@ -22,7 +22,7 @@ from hearth.ui.pages.accounts import AccountsPage
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
 from tests.connectors.mail.conftest import dovecot, mail_ca, smtp_server, trust_mail_ca  # noqa: F401
 from tests.connectors.mail.dovecot import ADDRESS, PASSWORD, USER, DovecotServer
-from tests.connectors.mail.kit import MailPlugin
+from tests.connectors.mail.kit import MailPlugin, account_settings, run
 from tests.connectors.mail.smtp_server import SmtpServer
 from tests.ui.conftest import save_screenshot
 
@@ -220,3 +220,49 @@ def test_a_narrow_window_keeps_every_field_reachable(
     # Wider than the view, the form scrolls sideways rather than cutting fields off for good.
     assert panel.width() <= area.viewport().width() or area.horizontalScrollBar().isVisible()
     assert save_screenshot(page, "accounts_mail_narrow").exists()
+
+
+def test_mail_written_offline_is_sent_from_the_page_only_once_confirmed(
+    qtbot: QtBot,
+    page: AccountsPage,
+    mail: MailConnector,
+    dovecot: DovecotServer,  # noqa: F811
+    smtp_server: SmtpServer,  # noqa: F811
+) -> None:
+    mail.account.save(account_settings(dovecot, smtp_server))
+    port = smtp_server.port
+    smtp_server.stop()
+    assert run(mail, "mail.send", to=["bob@example.com"], subject="Later", body="Hi").state == (
+        "queued"
+    )
+    back = SmtpServer(smtp_server.ca, "tls")
+    back.port = port  # the same server, back online
+    back.start()
+    try:
+        form_panel = page.show_connector(NAME)
+        form_panel.refresh_status()
+        qtbot.waitUntil(lambda: bool(form_panel.actions.buttons), timeout=TEST_TIMEOUT_MS)
+        [button] = form_panel.actions.buttons
+        assert button.text() == "Send 1 message waiting…"
+        assert "1 message waiting for you to send" in form_panel.connector_status.text()
+
+        button.click()
+        box = form_panel.actions.confirm_box
+        assert box is not None and box.defaultButton() is box.button(
+            QMessageBox.StandardButton.Cancel
+        )
+        assert "• To bob@example.com: “Later”" in box.informativeText()
+        scroll_to(form_panel, form_panel.actions)
+        save_screenshot(form_panel.window(), "accounts_mail_waiting")
+        box.button(QMessageBox.StandardButton.Cancel).click()
+        qtbot.wait(200)
+        assert back.received == []  # cancelled: nothing went out
+
+        button.click()
+        with qtbot.waitSignal(form_panel.actions.action_done, timeout=TEST_TIMEOUT_MS) as done:
+            form_panel.actions.confirm_box.button(QMessageBox.StandardButton.Yes).click()  # type: ignore[union-attr]
+        assert done.args[0] == "Sent 1 message."
+        assert len(back.received) == 1
+        qtbot.waitUntil(lambda: not form_panel.actions.isVisible(), timeout=TEST_TIMEOUT_MS)
+    finally:
+        back.stop()
