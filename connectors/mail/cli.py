@@ -15,6 +15,8 @@ from hearth.connectors.mail.ids import message_id
 from hearth.connectors.mail.settings import MailSettings
 from hearth.connectors.mail.status import summary
 
+SECURITY = ("auto", "tls", "starttls")
+
 
 def mail_commands(account: MailAccount) -> click.Group:
     """`hearth mail` working on `account`."""
@@ -43,28 +45,39 @@ def _ask_password(account: MailAccount, ask_password: bool) -> None:
 @click.command()
 @click.option("--address", prompt="Email address")
 @click.option("--name", "display_name", default="", help="Your name as recipients see it.")
-@click.option("--imap", "imap_host", default="", help="IMAP server, when there is no preset.")
-@click.option("--smtp", "smtp_host", default="", help="SMTP server, when there is no preset.")
+@click.option("--imap", default="", metavar="HOST[:PORT]", help="When there is no preset.")
+@click.option("--smtp", default="", metavar="HOST[:PORT]", help="When there is no preset.")
+@click.option("--imap-security", type=click.Choice(SECURITY), default="auto", show_default=True)
+@click.option("--smtp-security", type=click.Choice(SECURITY), default="auto", show_default=True)
 @click.option("--username", default="", help="Login name, when it is not the address.")
 @click.pass_obj
 def connect(
     account: MailAccount,
     address: str,
     display_name: str,
-    imap_host: str,
-    smtp_host: str,
+    imap: str,
+    smtp: str,
+    imap_security: str,
+    smtp_security: str,
     username: str,
 ) -> None:
-    """Set up the mail account; the password goes to the system keyring only."""
+    """Set up the mail account and test it; the password goes to the system keyring only."""
     password = click.prompt("Password (an app password is best)", hide_input=True)
+    (imap_host, imap_port), (smtp_host, smtp_port) = _server(imap), _server(smtp)
     try:
-        settings = MailSettings(
-            address=address,
-            display_name=display_name,
-            imap_host=imap_host,
-            smtp_host=smtp_host,
-            username=username,
-            password=pydantic.SecretStr(password),
+        settings = MailSettings.model_validate(
+            {
+                "address": address,
+                "display_name": display_name,
+                "username": username,
+                "password": password,
+                "imap_host": imap_host,
+                "imap_port": imap_port,
+                "imap_security": imap_security,
+                "smtp_host": smtp_host,
+                "smtp_port": smtp_port,
+                "smtp_security": smtp_security,
+            }
         )
     except pydantic.ValidationError as error:
         raise click.UsageError(str(error.errors()[0]["msg"])) from None
@@ -187,6 +200,13 @@ def outbox_resend(account: MailAccount, message_id: str) -> None:
 def outbox_discard(account: MailAccount, message_id: str) -> None:
     """Drop a waiting, failed or unknown message from the outbox without sending it."""
     _run(lambda: account.outbox.mark(message_id, "discarded", "discarded by the user"))
+
+
+def _server(value: str) -> tuple[str, int]:
+    host, colon, port = value.strip().rpartition(":")
+    if colon and port.isdigit():
+        return host, int(port)
+    return value.strip(), 0
 
 
 def _check(account: MailAccount) -> str:
