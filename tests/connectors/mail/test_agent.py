@@ -4,59 +4,25 @@ user's answers, the real Dovecot and SMTP servers, and the audit log."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
-from hearth.agent import AgentConfig, AllowOnce, ConsentAsked, Deny, ToolRan
-from hearth.assistant import Assistant
+from hearth.agent import ConsentAsked, Deny, ToolRan
 from hearth.connectors.mail.connector import MailConnector
-from hearth.consent import Rule
-from hearth.messages import CancelToken
-from tests.app.agent.kit import drive, of
-from tests.app.agent.scripted import Reply, ScriptedModel
+from tests.app.agent.kit import of
+from tests.app.agent.turns import Turn, results, scripted_turns
 from tests.connectors.mail.dovecot import ADDRESS, DovecotServer, message
 from tests.connectors.mail.kit import MailPlugin
 from tests.connectors.mail.smtp_server import SmtpServer
 
 pytestmark = pytest.mark.server
-Turn = Callable[..., tuple[Assistant, list[Any]]]
 
 
 @pytest.fixture
 def turn(connector: MailConnector) -> Iterator[Turn]:
-    """One agent turn in which the scripted model makes `calls`, then says "Done."."""
-    opened: list[Assistant] = []
-
-    def run(
-        ask: str,
-        *calls: tuple[str, dict[str, Any]],
-        answer: Callable[[ConsentAsked], Any] | None = None,
-        rules: tuple[tuple[str, str | None], ...] = (),
-    ) -> tuple[Assistant, list[Any]]:
-        replies = [Reply(calls=[call]) for call in calls] + [Reply(text="Done.")]
-        assistant = Assistant(
-            ScriptedModel(replies),
-            plugins=[MailPlugin(connector)],
-            entry_points=False,
-            start_connectors=False,
-        )
-        opened.append(assistant)
-        for tool, scope in rules:
-            assistant.allow(Rule.create(tool, "allow", now=time.time(), scope=scope))
-        session = assistant.session(config=AgentConfig(tool_limit=20))
-        steps = drive(session.run_turn(ask, CancelToken()), answer or (lambda _: AllowOnce()))
-        return assistant, steps
-
-    yield run
-    for assistant in opened:
-        assistant.db.close()
-
-
-def results(steps: list[Any]) -> list[dict[str, Any]]:
-    return [json.loads(ran.result) for ran in of(steps, ToolRan) if ran.outcome == "executed"]
+    with scripted_turns(MailPlugin(connector)) as run:
+        yield run
 
 
 def test_whats_unread(dovecot: DovecotServer, turn: Turn) -> None:
