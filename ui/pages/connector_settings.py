@@ -67,9 +67,9 @@ class ConnectorSettingsPanel(QWidget):
         self.connector_status = explanation("")
         self.connector_status.setObjectName("connectorStatus")
         self.connector_status.hide()
-        self.actions = ConnectorActions(context, connector, self)
-        self.actions.action_done.connect(self._action_done)
-        self.actions.action_failed.connect(self._action_done)
+        self.action_row = ConnectorActions(context, connector, self)
+        self.action_row.action_done.connect(self._action_done)
+        self.action_row.action_failed.connect(self._action_done)
         self._status_asked = 0  # only the latest read is shown; an older one may land later
         self.status_timer = QTimer(self)
         self.status_timer.setInterval(STATUS_EVERY_MS)
@@ -90,7 +90,7 @@ class ConnectorSettingsPanel(QWidget):
         layout.addSpacing(6)
         layout.addWidget(self.form)
         layout.addWidget(self.connector_status)
-        layout.addWidget(self.actions)
+        layout.addWidget(self.action_row)
         buttons = QHBoxLayout()
         buttons.addWidget(self.forget_button)
         buttons.addStretch(1)
@@ -132,7 +132,7 @@ class ConnectorSettingsPanel(QWidget):
         """Read the connector's status line on the pool; it may touch local files."""
         self._status_asked += 1
         asked = self._status_asked
-        self.actions.refresh()
+        self.action_row.refresh()
         run_op(
             self.context.pool,
             self.connector.status_line,

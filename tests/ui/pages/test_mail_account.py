@@ -241,28 +241,28 @@ def test_mail_written_offline_is_sent_from_the_page_only_once_confirmed(
     try:
         form_panel = page.show_connector(NAME)
         form_panel.refresh_status()
-        qtbot.waitUntil(lambda: bool(form_panel.actions.buttons), timeout=TEST_TIMEOUT_MS)
-        [button] = form_panel.actions.buttons
+        qtbot.waitUntil(lambda: bool(form_panel.action_row.buttons), timeout=TEST_TIMEOUT_MS)
+        [button] = form_panel.action_row.buttons
         assert button.text() == "Send 1 message waiting…"
         assert "1 message waiting for you to send" in form_panel.connector_status.text()
 
         button.click()
-        box = form_panel.actions.confirm_box
+        box = form_panel.action_row.confirm_box
         assert box is not None and box.defaultButton() is box.button(
             QMessageBox.StandardButton.Cancel
         )
         assert "• To bob@example.com: “Later”" in box.informativeText()
-        scroll_to(form_panel, form_panel.actions)
+        scroll_to(form_panel, form_panel.action_row)
         save_screenshot(form_panel.window(), "accounts_mail_waiting")
         box.button(QMessageBox.StandardButton.Cancel).click()
         qtbot.wait(200)
         assert back.received == []  # cancelled: nothing went out
 
         button.click()
-        with qtbot.waitSignal(form_panel.actions.action_done, timeout=TEST_TIMEOUT_MS) as done:
-            form_panel.actions.confirm_box.button(QMessageBox.StandardButton.Yes).click()  # type: ignore[union-attr]
+        with qtbot.waitSignal(form_panel.action_row.action_done, timeout=TEST_TIMEOUT_MS) as done:
+            form_panel.action_row.confirm_box.button(QMessageBox.StandardButton.Yes).click()  # type: ignore[union-attr]
         assert done.args[0] == "Sent 1 message."
         assert len(back.received) == 1
-        qtbot.waitUntil(lambda: not form_panel.actions.isVisible(), timeout=TEST_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: not form_panel.action_row.isVisible(), timeout=TEST_TIMEOUT_MS)
     finally:
         back.stop()
