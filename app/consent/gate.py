@@ -271,7 +271,7 @@ def _with_taint(verdict: Verdict, notes: tuple[TaintNote, ...]) -> Verdict:
 
 def _grant_scope(tool: Tool, arguments: Mapping[str, Any], scope: str | None) -> str | None:
     """The pattern a grant stores: the call's own resource unless a wider one was chosen."""
-    if not tool.scope_args and not tool.reaches:
+    if not tool.names_resource:
         return None
     if scope is None and tool.scoped_values(arguments) is None:
         # The call names no resource ("search every granted folder"): the rule has no pattern,

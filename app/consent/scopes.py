@@ -246,7 +246,9 @@ def _setting_suggestions(values: list[object], number: object) -> list[str]:
     if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(number):
         return [name]
     text = _number_text(number)
-    return [f"{name}:{text}-{text}", name]
+    # "Up to this level" is the grant people make for a level ("volume up to 60 without asking").
+    up_to = [f"{name}:0-{text}"] if number > 0 else []
+    return [f"{name}:{text}-{text}", *up_to, name]
 
 
 def _number_text(number: float) -> str:

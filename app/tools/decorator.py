@@ -21,6 +21,7 @@ def tool(
     scope: Scope | None = None,
     scope_kind: ScopeKind | None = None,
     range_arg: str | None = None,
+    resource: str | None = None,
     preview: Callable[[Mapping[str, Any]], str] | str | None = None,
     undo: Callable[[Mapping[str, Any], Any], Any] | str | None = None,
     name: str | None = None,
@@ -45,6 +46,7 @@ def tool(
             scope,
             scope_kind,
             range_arg,
+            resource,
             preview,
             undo,
             name,
@@ -69,6 +71,7 @@ class ToolOptions:
     scope: Scope | None
     scope_kind: ScopeKind | None
     range_arg: str | None
+    resource: str | None
     preview: Callable[[Mapping[str, Any]], str] | str | None
     undo: Callable[[Mapping[str, Any], Any], Any] | str | None
     name: str | None
@@ -90,6 +93,7 @@ class ToolOptions:
             "scope": self.scope,
             "scope_kind": self.scope_kind,
             "range_arg": self.range_arg,
+            "resource": self.resource,
             "preview": self.preview,
             "undo": self.undo,
             "keywords": self.keywords,
@@ -132,7 +136,8 @@ class ToolMethod:
         owner_name = str(getattr(instance, "name", ""))
         name = self.options.name or f"{owner_name}.{self.function.__name__}"
         scope_kind = self.options.scope_kind
-        if self.options.scope is not None and scope_kind is None:
+        names = self.options.scope is not None or self.options.resource is not None
+        if names and scope_kind is None:
             scope_kind = getattr(instance, "scope_kind", None)
         undo = self.options.undo
         if isinstance(undo, str):

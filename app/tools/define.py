@@ -43,6 +43,7 @@ def make_tool(
     scope: Scope | None = None,
     scope_kind: ScopeKind | None = None,
     range_arg: str | None = None,
+    resource: str | None = None,
     preview: Callable[[Mapping[str, Any]], str] | None = None,
     undo: Callable[[Mapping[str, Any], Any], Any] | None = None,
     name: str | None = None,
@@ -56,6 +57,8 @@ def make_tool(
 
     `scope` names the argument holding the resource a call touches, or a tuple naming every
     such argument (all of one `scope_kind`); a rule allows a call only if it covers them all.
+    A tool whose calls always touch the same resource (`system.set_volume`: "volume") names it
+    in `resource` instead, with its `scope_kind`; `range_arg` still scopes rules by a number.
     `source_label(arguments)` words what a call read, for cards naming untrusted content.
     `notifies(arguments)` names the people a call would notify (calendar invitations); a call
     naming anyone is judged as a send to them as well (`Tool.as_invitation`). `slots(arguments)`
@@ -67,7 +70,7 @@ def make_tool(
     model = arguments_model(function, tool_name, documented)
     _check_documented(tool_name, list(model.model_fields), documented)
     scope = _scope_names(tool_name, scope)
-    _check_consent_metadata(tool_name, effect, scope, scope_kind, range_arg, model)
+    _check_consent_metadata(tool_name, effect, scope, scope_kind, range_arg, resource, model)
     try:
         parameters = plain_schema(model)
     except pydantic.PydanticUserError as error:
@@ -82,6 +85,7 @@ def make_tool(
         scope=scope,
         scope_kind=scope_kind,
         range_arg=range_arg,
+        resource=resource,
         preview=preview,
         undo=undo,
         # A lone string is one keyword, not a sequence of letters.
@@ -219,9 +223,12 @@ def _check_consent_metadata(
     scope: Scope | None,
     scope_kind: str | None,
     range_arg: str | None,
+    resource: str | None,
     model: type[pydantic.BaseModel],
 ) -> None:
-    problem = _consent_metadata_problem(effect, scope, scope_kind, range_arg, model.model_fields)
+    problem = _consent_metadata_problem(
+        effect, scope, scope_kind, range_arg, resource, model.model_fields
+    )
     if problem:
         raise ToolDefinitionError(f"tool {tool_name!r}: {problem}")
 
@@ -231,12 +238,17 @@ def _consent_metadata_problem(
     scope: Scope | None,
     scope_kind: str | None,
     range_arg: str | None,
+    resource: str | None,
     fields: Mapping[str, object],
 ) -> str | None:
     if effect not in get_args(Effect):
         return f"effect must be one of {', '.join(get_args(Effect))}, not {effect!r}"
-    if (scope is None) != (scope_kind is None):
-        return "scope and scope_kind go together: name the argument and how to match it"
+    if scope is not None and resource is not None:
+        return "scope names an argument and resource a fixed resource: give one, not both"
+    if resource is not None and (not isinstance(resource, str) or not resource.strip()):
+        return "resource must be a non-empty name, like 'volume'"
+    if (scope is None and resource is None) != (scope_kind is None):
+        return "scope or resource goes with scope_kind: say what a call touches and how to match it"
     if scope_kind is not None and scope_kind not in get_args(ScopeKind):
         return f"scope_kind must be one of {', '.join(get_args(ScopeKind))}, not {scope_kind!r}"
     scoped = (scope,) if isinstance(scope, str) else tuple(scope or ())

@@ -54,6 +54,9 @@ class Tool:
     scope: Scope | None = None
     scope_kind: ScopeKind | None = None
     range_arg: str | None = None
+    # The one resource every call touches when no argument names it: `system.set_volume`
+    # always changes "volume", so its rules are scoped like a `setting` argument's would be.
+    resource: str | None = None
     preview: Callable[[Mapping[str, Any]], str] | None = None
     undo: Callable[[Mapping[str, Any], Any], Any] | None = None
     connector: str | None = None
@@ -74,6 +77,11 @@ class Tool:
     @property
     def side_effecting(self) -> bool:
         return self.effect != "read"
+
+    @property
+    def names_resource(self) -> bool:
+        """Whether a rule for this tool can carry a scope: its calls name what they touch."""
+        return bool(self.scope_args or self.resource or self.reaches)
 
     @property
     def scope_args(self) -> tuple[str, ...]:
@@ -108,6 +116,8 @@ class Tool:
         """
         if self.reaches:
             return list(self.reaches)
+        if self.resource is not None:
+            return [self.resource]
         values: list[object] = []
         for name in self.scope_args:
             value = arguments.get(name)

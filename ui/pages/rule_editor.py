@@ -104,7 +104,7 @@ class RuleEditor(QDialog):
         return tuple((duration, _duration_words(duration)) for duration in durations)
 
     def _describe_scope(self, tool: Tool | None) -> None:
-        if tool is not None and tool.scope is None:
+        if tool is not None and not tool.names_resource:
             self.scope.setEnabled(False)
             self.scope.setPlaceholderText("This tool does not name a resource")
             return

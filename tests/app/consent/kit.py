@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,10 @@ SEND_MAIL = make_tool("mail.send", "send", "to", "recipient")
 LIST_EVENTS = make_tool("calendar.list_events", "read", "calendar", "calendar")
 ADD_EVENT = make_tool("calendar.add_event", "write", "calendar", "calendar")
 SET_SETTING = make_tool("system.set", "system", "name", "setting", "value")
+# A tool whose calls always touch one setting: it names it as its `resource`, not an argument.
+SET_VOLUME = replace(
+    make_tool("system.set_volume", "system", None, "setting", "level"), resource="volume"
+)
 NOW = make_tool("clock.now", "read")
 
 

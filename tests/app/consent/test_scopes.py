@@ -233,12 +233,16 @@ def test_suggestions_for_calendars_and_settings() -> None:
     assert scope_suggestions(LIST_EVENTS, {"calendar": "Work"}) == ["Work"]
     assert scope_suggestions(SET_SETTING, {"name": "volume", "value": 30}) == [
         "volume:30-30",
+        "volume:0-30",
         "volume",
     ]
     assert scope_suggestions(SET_SETTING, {"name": "volume", "value": 0.25}) == [
         "volume:0.25-0.25",
+        "volume:0-0.25",
         "volume",
     ]
+    silent = {"name": "volume", "value": 0}
+    assert scope_suggestions(SET_SETTING, silent) == ["volume:0-0", "volume"]
     assert scope_suggestions(SET_SETTING, {"name": "volume"}) == ["volume"]
 
 

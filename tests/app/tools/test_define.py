@@ -231,7 +231,7 @@ def extra_doc(query: str) -> None:
         (search, {"name": "files..search"}, "must be lower-case"),
         (search, {"effect": "delete"}, "effect must be one of"),
         (search, {"scope": "path", "scope_kind": "path"}, "'path' is not an argument"),
-        (search, {"scope": "query"}, "scope and scope_kind go together"),
+        (search, {"scope": "query"}, "scope or resource goes with scope_kind"),
         (search, {"scope": "query", "scope_kind": "folder"}, "scope_kind must be one of"),
     ],
 )
@@ -254,6 +254,35 @@ def test_range_arg_needs_a_setting_scope() -> None:
 
     with pytest.raises(ToolDefinitionError, match="range_arg only applies"):
         make_tool(find, effect="read", scope="query", scope_kind="path", range_arg="limit")
+
+
+def set_level(level: int) -> None:
+    """Set a level.
+
+    Args:
+        level: The level.
+    """
+
+
+def test_a_fixed_resource_is_every_calls_scope() -> None:
+    built = make_tool(
+        set_level, effect="system", resource="volume", scope_kind="setting", range_arg="level"
+    )
+    assert built.scoped_values({"level": 5}) == ["volume"] and built.names_resource
+    assert not make_tool(set_level, effect="system").names_resource
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"resource": "volume"}, "goes with scope_kind"),
+        ({"resource": "volume", "scope": "level", "scope_kind": "setting"}, "not both"),
+        ({"resource": " ", "scope_kind": "setting"}, "non-empty"),
+    ],
+)
+def test_a_fixed_resource_is_checked(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ToolDefinitionError, match=message):
+        make_tool(set_level, effect="system", **options)
 
 
 def move(sources: list[str], destination: str, overwrite: bool = False) -> str:
