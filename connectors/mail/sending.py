@@ -35,7 +35,14 @@ class SendOutcome:
 
 
 def send(account: MailAccount, draft: Draft) -> SendOutcome:
-    """Send `draft` once; `queued` when offline, `unknown` when the connection dropped late."""
+    """Send `draft` once; `queued` when offline, `unknown` when the connection dropped late.
+
+    The same message asked for again while an earlier try waits in the outbox (offline, then
+    back online) sends that one, under its Message-ID, so it can never go out twice.
+    """
+    waiting = _waiting_copy(account, draft)
+    if waiting is not None:
+        return send_queued(account, waiting.message_id)
     message_id = new_message_id(draft.sender)
     raw = build_message(draft, message_id=message_id)
     account.outbox.add(message_id, raw, draft.sender.email, list(draft.recipients))
@@ -51,6 +58,22 @@ def send_queued(account: MailAccount, message_id: str) -> SendOutcome:
     return _deliver(account, message_id)
 
 
+def _waiting_copy(account: MailAccount, draft: Draft) -> OutboxEntry | None:
+    for entry in account.outbox.entries(["queued"]):
+        if entry.sender != draft.sender.email or set(entry.recipients) != set(draft.recipients):
+            continue
+        again = build_message(draft, message_id=entry.message_id)
+        if _without_date(again) == _without_date(entry.raw):
+            return entry
+    return None
+
+
+def _without_date(raw: bytes) -> bytes:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = [line for line in head.split(b"\r\n") if not line.lower().startswith(b"date:")]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
 def _deliver(account: MailAccount, message_id: str) -> SendOutcome:
     entry = _entry(account, message_id)
     settings = account.ready()
@@ -63,8 +86,9 @@ def _deliver(account: MailAccount, message_id: str) -> SendOutcome:
             return SendOutcome(
                 message_id,
                 "queued",
-                "The mail server cannot be reached, so the message waits in the outbox. It is "
-                "sent when you confirm it once you are back online (`hearth mail outbox`).",
+                "The mail server cannot be reached, so the message waits in the outbox. Once "
+                "back online, it is sent when you confirm it: ask for the same message again, "
+                "or use `hearth mail outbox`.",
             )
         account.outbox.mark(message_id, "failed", str(problem))
         raise

@@ -143,6 +143,28 @@ def test_mail_sent_offline_waits_for_the_users_confirmation(
         restarted.stop()
 
 
+def test_the_same_send_again_sends_the_waiting_message_not_a_second_one(
+    dovecot: DovecotServer, smtp_server: SmtpServer, connector: MailConnector
+) -> None:
+    port = smtp_server.port
+    smtp_server.stop()
+    mail = {"to": ["bob@example.com"], "subject": "Later", "body": "Soon."}
+    waiting = run(connector, "mail.send", **mail)
+    other = run(connector, "mail.send", **{**mail, "body": "Something else."})
+    restarted = SmtpServer(smtp_server.ca, "tls")
+    restarted.port = port
+    restarted.start()
+    try:
+        again = run(connector, "mail.send", **mail)
+        assert (again.message_id, again.state) == (waiting.message_id, "filed")
+        assert len(restarted.received) == 1
+        outbox = connector.account.outbox
+        assert [e.message_id for e in outbox.entries(["queued"])] == [other.message_id]
+        assert len(outbox.entries()) == 2
+    finally:
+        restarted.stop()
+
+
 def test_reply_goes_to_reply_to_with_threading_headers(
     dovecot: DovecotServer, smtp_server: SmtpServer, connector: MailConnector
 ) -> None:
