@@ -5,7 +5,7 @@ plugins use only what this module exports.
 """
 
 from hearth.background import Every
-from hearth.connector import Connector, ConnectorAction
+from hearth.connector import Connector, ConnectorAction, StatusItem
 from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.hookspecs import hookimpl
@@ -32,6 +32,7 @@ __all__ = [
     "SecretStorageUnavailable",
     "SettingsError",
     "SettingsStore",
+    "StatusItem",
     "TimeSlot",
     "Tool",
     "ToolArgumentsError",

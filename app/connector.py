@@ -40,6 +40,20 @@ class ConnectorAction:
     run: Callable[[], str]
 
 
+@dataclasses.dataclass(frozen=True)
+class StatusItem:
+    """One thing a connector reports on its Accounts page: "Volume", "40%", "PipeWire (wpctl)".
+
+    `available` False greys it out and `detail` then says why ("not supported on this
+    machine: ...").
+    """
+
+    label: str
+    value: str
+    detail: str = ""
+    available: bool = True
+
+
 class Connector:
     """A service Hearth can reach (mail, calendar, files, ...): its tools and how to set it up.
 
@@ -103,6 +117,12 @@ class Connector:
     def use_session_secrets(self, secrets: Mapping[str, str]) -> None:
         """Secrets the user typed that no secure keyring may keep (see `SecretStorageUnavailable`):
         a connector that can work with them keeps them in memory for this session only."""
+
+    def status_items(self) -> Sequence[StatusItem]:
+        """What the connector can read and do here, item by item (Wi-Fi, volume, ...), shown as
+        a strip on its Accounts page; a connector that overrides this gets a section there even
+        without settings. Read off the UI thread, like `status_line`."""
+        return ()
 
     def actions(self) -> Sequence[ConnectorAction]:
         """What the user can do now from the Accounts page; read off the UI thread, like

@@ -1,4 +1,5 @@
-"""The Accounts page: a setup form for every connector that declares settings."""
+"""The Accounts page: a setup form for every connector that declares settings, and a status
+section for one that reports what it can do here (the system connector's strip)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from hearth import Connector
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import explanation, page_layout
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
+from hearth.ui.pages.connector_status import ConnectorStatusPanel
+from hearth.ui.pages.status_strip import reports_status
 
 NOTHING_TO_SET_UP = (
     "None of the installed connectors needs setting up. Connectors that reach a server, "
@@ -31,6 +34,7 @@ class AccountsPage(QWidget):
         super().__init__(parent)
         self.context = context
         self.panels: dict[str, ConnectorSettingsPanel] = {}
+        self.status_panels: dict[str, ConnectorStatusPanel] = {}
         self.connector_list = QListWidget()
         self.connector_list.setStyleSheet(
             "QListWidget { outline: 0; } QListWidget::item { padding: 6px 8px; }"
@@ -42,7 +46,9 @@ class AccountsPage(QWidget):
             "Where Hearth connects on your behalf. Passwords are kept in your system keyring, "
             "never in Hearth's files, and are never shown again once saved.",
         )
-        connectors = [c for c in context.assistant.connectors() if c.settings is not None]
+        connectors = [
+            c for c in context.assistant.connectors() if c.settings is not None or reports_status(c)
+        ]
         if not connectors:
             layout.addWidget(explanation(NOTHING_TO_SET_UP))
             layout.addStretch(1)
@@ -59,8 +65,13 @@ class AccountsPage(QWidget):
         self.connector_list.setFixedWidth(max(180, self.connector_list.sizeHintForColumn(0) + 32))
 
     def _add(self, connector: Connector) -> None:
-        panel = ConnectorSettingsPanel(self.context, connector)
-        self.panels[connector.name] = panel
+        panel: QWidget
+        if connector.settings is not None:
+            panel = self.panels[connector.name] = ConnectorSettingsPanel(self.context, connector)
+        else:
+            panel = self.status_panels[connector.name] = ConnectorStatusPanel(
+                self.context, connector
+            )
         item = QListWidgetItem(connector.title)
         item.setToolTip(connector.description)
         self.connector_list.addItem(item)
@@ -68,6 +79,11 @@ class AccountsPage(QWidget):
 
     def show_connector(self, name: str) -> ConnectorSettingsPanel:
         panel = self.panels[name]
+        self.connector_list.setCurrentRow(self.stack.indexOf(panel))
+        return panel
+
+    def show_status(self, name: str) -> ConnectorStatusPanel:
+        panel = self.status_panels[name]
         self.connector_list.setCurrentRow(self.stack.indexOf(panel))
         return panel
 

@@ -1,0 +1,87 @@
+"""A connector's status strip: one row per item it reports (`Connector.status_items()`).
+
+Each row shows the item, its value and how Hearth reads it here ("via wpctl"); an item that
+cannot work on this machine is greyed out with the reason beside it. Read on the pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+
+from hearth import Connector, StatusItem
+from hearth.ui.context import UiContext
+from hearth.ui.ops import run_op
+from hearth.ui.pages.chrome import explanation
+
+
+class StatusStrip(QWidget):
+    """A grid of label, value and detail, refreshed with `refresh()`."""
+
+    items_did_show = Signal(int)  # how many items are shown
+
+    def __init__(self, context: UiContext, connector: Connector, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.context = context
+        self.connector = connector
+        self.rows: list[tuple[QLabel, QLabel, QLabel]] = []
+        self.problem = explanation("")
+        self.problem.hide()
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(0, 4, 0, 4)
+        self._grid.setHorizontalSpacing(14)
+        self._grid.setVerticalSpacing(6)
+        self._grid.setColumnStretch(2, 1)
+        self._asked = 0
+
+    def refresh(self) -> None:
+        self._asked += 1
+        asked = self._asked
+        run_op(
+            self.context.pool,
+            self.connector.status_items,
+            receiver=self,
+            success=lambda items: self._show(asked, items),
+            failure=lambda error: self._failed(asked, error),
+        )
+
+    def _show(self, asked: int, items: Sequence[StatusItem]) -> None:
+        if asked != self._asked:  # an older read landed after a newer one
+            return
+        self._clear()
+        for row, item in enumerate(items):
+            label = QLabel(item.label)
+            value = QLabel(item.value)
+            detail = explanation(item.detail)
+            # Greyed, not red: a laptop without a backlight is not something to fix.
+            label.setEnabled(item.available)
+            value.setEnabled(item.available)
+            for column, widget in enumerate((label, value, detail)):
+                self._grid.addWidget(widget, row, column, Qt.AlignmentFlag.AlignTop)
+            self.rows.append((label, value, detail))
+        self.items_did_show.emit(len(self.rows))
+
+    def _failed(self, asked: int, error: Exception) -> None:
+        if asked != self._asked:
+            return
+        self._clear()
+        self.problem.setText(f"Status not available: {error}")
+        self._grid.addWidget(self.problem, 0, 0, 1, 3)
+        self.problem.show()
+        self.items_did_show.emit(0)
+
+    def _clear(self) -> None:
+        self.problem.hide()
+        self._grid.removeWidget(self.problem)
+        for widgets in self.rows:
+            for widget in widgets:
+                self._grid.removeWidget(widget)
+                widget.deleteLater()
+        self.rows = []
+
+
+def reports_status(connector: Connector) -> bool:
+    """Whether the connector reports items for a strip (it overrides `status_items`)."""
+    return type(connector).status_items is not Connector.status_items
