@@ -46,6 +46,26 @@ class Control(ABC):
         return ""
 
 
+def checked_level(value: Value) -> int:
+    """`value` as a whole percent from 0 to 100, the only thing a level command is built from.
+
+    Anything else is our bug, not the world's: the tools validate levels before a control sees
+    them. So this raises `TypeError` or `ValueError`, never a `ToolFailure`, and runs nothing.
+    """
+    if type(value) is not int:
+        raise TypeError(f"a level is a whole percent, not {value!r}")
+    if not 0 <= value <= 100:
+        raise ValueError(f"a level is from 0 to 100, not {value}")
+    return value
+
+
+def checked_switch(value: Value) -> bool:
+    """`value` as on or off; anything but a bool is our bug (see `checked_level`)."""
+    if type(value) is not bool:
+        raise TypeError(f"a switch is True or False, not {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Battery:
     """The battery now: charge in percent, whether on mains power, and time left if known."""

@@ -12,7 +12,13 @@ from decimal import Decimal
 from typing import ClassVar
 
 from hearth.connectors.system.commands import Output, Runner
-from hearth.connectors.system.controls import Control, Setting, Value
+from hearth.connectors.system.controls import (
+    Control,
+    Setting,
+    Value,
+    checked_level,
+    checked_switch,
+)
 from hearth.connectors.system.errors import CommandFailed, SystemSettingError
 
 __all__ = ["PactlMute", "PactlVolume", "WpctlMute", "WpctlVolume", "audio_controls"]
@@ -84,7 +90,7 @@ class WpctlVolume(_Wpctl):
         return self._state(output)[0]
 
     def write(self, value: Value) -> None:
-        self._change("set-volume", _WPCTL_SINK, f"{_percent(value) / 100:.2f}")
+        self._change("set-volume", _WPCTL_SINK, f"{checked_level(value) / 100:.2f}")
 
 
 class WpctlMute(_Wpctl):
@@ -96,7 +102,7 @@ class WpctlMute(_Wpctl):
         return self._state(output)[1]
 
     def write(self, value: Value) -> None:
-        self._change("set-mute", _WPCTL_SINK, "1" if _flag(value) else "0")
+        self._change("set-mute", _WPCTL_SINK, "1" if checked_switch(value) else "0")
 
 
 class PactlVolume(_SinkControl):
@@ -116,7 +122,7 @@ class PactlVolume(_SinkControl):
         return max(int(percent) for percent in percents)
 
     def write(self, value: Value) -> None:
-        self._change("set-sink-volume", _PACTL_SINK, f"{_percent(value)}%")
+        self._change("set-sink-volume", _PACTL_SINK, f"{checked_level(value)}%")
 
 
 class PactlMute(_SinkControl):
@@ -134,25 +140,12 @@ class PactlMute(_SinkControl):
         return found[1] == "yes"
 
     def write(self, value: Value) -> None:
-        self._change("set-sink-mute", _PACTL_SINK, "1" if _flag(value) else "0")
+        self._change("set-sink-mute", _PACTL_SINK, "1" if checked_switch(value) else "0")
 
 
 def audio_controls(runner: Runner) -> list[Control]:
     """The Linux volume and mute controls, most preferred first: PipeWire, then PulseAudio."""
     return [WpctlVolume(runner), WpctlMute(runner), PactlVolume(runner), PactlMute(runner)]
-
-
-def _percent(value: Value) -> int:
-    # Our own bug if this fails: the tool validated the level before the control saw it.
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
-        raise TypeError(f"a volume is a whole percent from 0 to 100, not {value!r}")
-    return value
-
-
-def _flag(value: Value) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"mute is True or False, not {value!r}")
-    return value
 
 
 def _first_line(output: Output) -> str:

@@ -13,20 +13,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from hearth.connectors.system.commands import Runner
-from hearth.connectors.system.controls import Control, Setting, Value
+from hearth.connectors.system.controls import Control, Setting, Value, checked_level
 from hearth.connectors.system.errors import CommandFailed, SystemSettingError
 
 BACKLIGHT_DIR = Path("/sys/class/backlight")
 # The kernel docs ask user space to prefer firmware over platform over raw interfaces.
 _TYPE_RANK = {"firmware": 0, "platform": 1, "raw": 2}
 _WRITE_ACCESS_HINT = "install brightnessctl with its udev rule, or add this user to the video group"
-
-
-def checked_percent(value: Value) -> int:
-    """`value` as a whole percent from 0 to 100; `SystemSettingError` for anything else."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
-        raise SystemSettingError(f"brightness is a whole percent from 0 to 100, not {value!r}")
-    return value
 
 
 def steps_tolerance(maximum: int) -> int:
@@ -64,7 +57,7 @@ class BrightnessctlBrightness(Control):
         return round(100 * current / maximum)
 
     def write(self, value: Value) -> None:
-        percent = checked_percent(value)
+        percent = checked_level(value)
         done = self.runner.run(["brightnessctl", "-m", "-c", "backlight", "set", f"{percent}%"])
         if done.returncode == 0:
             return
@@ -132,7 +125,7 @@ class SysfsBrightness(Control):
         return round(100 * min(current, maximum) / maximum)
 
     def write(self, value: Value) -> None:
-        percent = checked_percent(value)
+        percent = checked_level(value)
         device = self._device()
         maximum = _read_int(device / "max_brightness")
         target = device / "brightness"

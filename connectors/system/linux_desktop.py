@@ -11,8 +11,8 @@ import os
 from typing import ClassVar
 
 from hearth.connectors.system.commands import Runner
-from hearth.connectors.system.controls import Control, Setting, Value
-from hearth.connectors.system.errors import CommandFailed, SystemSettingError
+from hearth.connectors.system.controls import Control, Setting, Value, checked_switch
+from hearth.connectors.system.errors import CommandFailed
 
 SCHEMA = "org.gnome.desktop.notifications"
 KEY = "show-banners"
@@ -57,9 +57,7 @@ class GsettingsDnd(Control):
         return not _BOOLEANS[shown]
 
     def write(self, value: Value) -> None:
-        if not isinstance(value, bool):
-            raise SystemSettingError(f"do-not-disturb is on or off (True or False), not {value!r}")
-        banners = "false" if value else "true"
+        banners = "false" if checked_switch(value) else "true"
         done = self.runner.run(["gsettings", "set", SCHEMA, KEY, banners]).checked()
         # dconf only warns and exits 0 when it cannot reach its service over the session bus.
         if "failed to commit changes to dconf" in done.stderr:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from hearth.connectors.system.commands import Output, Runner
-from hearth.connectors.system.controls import Control, Setting, Value
+from hearth.connectors.system.controls import Control, Setting, Value, checked_switch
 from hearth.connectors.system.errors import CommandFailed, SystemSettingError
 
 NM_NOT_RUNNING = 8  # NMC_RESULT_ERROR_NM_NOT_RUNNING in nmcli's NMCResultCode
@@ -52,9 +52,7 @@ class NmcliWifi(Control):
         return _RADIO_STATES[state]
 
     def write(self, value: Value) -> None:
-        if not isinstance(value, bool):
-            raise SystemSettingError(f"Wi-Fi is on or off (True or False), not {value!r}")
-        self._nmcli("radio", "wifi", "on" if value else "off")
+        self._nmcli("radio", "wifi", "on" if checked_switch(value) else "off")
 
     def detail(self) -> str:
         """The name (SSID) of the Wi-Fi network joined now, or "" when none is."""

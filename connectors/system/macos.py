@@ -9,7 +9,13 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from hearth.connectors.system.commands import Output, Runner
-from hearth.connectors.system.controls import Control, Setting, Value
+from hearth.connectors.system.controls import (
+    Control,
+    Setting,
+    Value,
+    checked_level,
+    checked_switch,
+)
 from hearth.connectors.system.errors import CommandFailed, SystemSettingError
 
 NOT_OFFERED: Mapping[Setting, str] = MappingProxyType(
@@ -32,21 +38,6 @@ def controls(runner: Runner) -> list[Control]:
         OsascriptMute(runner),
         BrightnessTool(runner),
     ]
-
-
-def _level(value: Value) -> int:
-    # Our own bug if this fails: the tool layer hands controls validated percents only.
-    if type(value) is not int:
-        raise TypeError(f"a level is a whole percent, not {value!r}")
-    if not 0 <= value <= 100:
-        raise ValueError(f"a level is between 0 and 100, not {value}")
-    return value
-
-
-def _switch(value: Value) -> bool:
-    if type(value) is not bool:
-        raise TypeError(f"a switch is True or False, not {value!r}")
-    return value
 
 
 def _unreadable(program: str, output: Output) -> SystemSettingError:
@@ -81,7 +72,7 @@ class NetworksetupWifi(Control):
         return found.group(1) == "On"
 
     def write(self, value: Value) -> None:
-        state = "on" if _switch(value) else "off"
+        state = "on" if checked_switch(value) else "off"
         device = self._device()
         out = self.runner.run(["networksetup", "-setairportpower", device, state]).checked()
         # networksetup exits 0 even when it refuses, and says so in words.
@@ -156,7 +147,7 @@ class OsascriptVolume(_Osascript):
         return int(said)
 
     def write(self, value: Value) -> None:
-        self._set(f"set volume output volume {_level(value)}")
+        self._set(f"set volume output volume {checked_level(value)}")
 
 
 class OsascriptMute(_Osascript):
@@ -172,7 +163,7 @@ class OsascriptMute(_Osascript):
         return said == "true"
 
     def write(self, value: Value) -> None:
-        self._set(f"set volume output muted {'true' if _switch(value) else 'false'}")
+        self._set(f"set volume output muted {'true' if checked_switch(value) else 'false'}")
 
 
 class BrightnessTool(Control):
@@ -200,7 +191,7 @@ class BrightnessTool(Control):
         return round(self._display()[1] * 100)
 
     def write(self, value: Value) -> None:
-        fraction = f"{_level(value) / 100:.2f}"
+        fraction = f"{checked_level(value) / 100:.2f}"
         index = self._display()[0]
         out = self.runner.run(["brightness", "-d", str(index), fraction]).checked()
         # The tool exits 0 when a display refuses; only its error line tells.

@@ -13,7 +13,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar
 
 from hearth.connectors.system.commands import Output, Runner
-from hearth.connectors.system.controls import Control, Setting, Value
+from hearth.connectors.system.controls import Control, Setting, Value, checked_level, checked_switch
 from hearth.connectors.system.errors import CommandFailed, SystemSettingError
 
 NOT_OFFERED: Mapping[Setting, str] = MappingProxyType(
@@ -52,22 +52,7 @@ def percent_from_scalar(scalar: float) -> int:
 
 def scalar_from_percent(percent: int) -> float:
     """A whole percent as Core Audio's master volume scalar (0.0 to 1.0)."""
-    return _level(percent) / 100
-
-
-def _level(value: Value) -> int:
-    # Our own bug if this fails: the tool layer hands controls validated percents only.
-    if type(value) is not int:
-        raise TypeError(f"a level is a whole percent, not {value!r}")
-    if not 0 <= value <= 100:
-        raise ValueError(f"a level is between 0 and 100, not {value}")
-    return value
-
-
-def _switch(value: Value) -> bool:
-    if type(value) is not bool:
-        raise TypeError(f"a switch is True or False, not {value!r}")
-    return value
+    return checked_level(percent) / 100
 
 
 def _unreadable(program: str, output: Output) -> SystemSettingError:
@@ -122,7 +107,7 @@ class NetshWifi(Control):
         raise _unreadable("netsh", out)
 
     def write(self, value: Value) -> None:
-        admin = "admin=enabled" if _switch(value) else "admin=disabled"
+        admin = "admin=enabled" if checked_switch(value) else "admin=disabled"
         name = self._interface()
         out = self.runner.run(["netsh", "interface", "set", "interface", f"name={name}", admin])
         if out.returncode != 0 and "elevation" in (out.stdout + out.stderr).lower():
@@ -245,7 +230,7 @@ class PycawMute(_Pycaw):
         return bool(_com_call("read mute", _speakers_volume().GetMute))
 
     def write(self, value: Value) -> None:
-        muted = 1 if _switch(value) else 0
+        muted = 1 if checked_switch(value) else 0
         _com_call("change mute", _speakers_volume().SetMute, muted, None)
 
 
@@ -277,7 +262,7 @@ class WmiBrightness(Control):
         return int(levels[0])
 
     def write(self, value: Value) -> None:
-        self._powershell(_SET_BRIGHTNESS.format(level=_level(value)))
+        self._powershell(_SET_BRIGHTNESS.format(level=checked_level(value)))
 
     def _powershell(self, script: str) -> Output:
         out = self.runner.run([*_POWERSHELL, script], timeout=_POWERSHELL_TIMEOUT_S)

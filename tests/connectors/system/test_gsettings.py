@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hearth.connectors.system.commands import CommandRunner
-from hearth.connectors.system.errors import CommandFailed, SystemSettingError
+from hearth.connectors.system.errors import CommandFailed
 from hearth.connectors.system.linux_desktop import KEY, SCHEMA, GsettingsDnd
 from tests.conftest import require
 
@@ -108,5 +108,5 @@ def test_missing_gsettings_is_unsupported(tmp_path: Path, monkeypatch: pytest.Mo
 
 @pytest.mark.parametrize("value", [1, 0, "true", None])
 def test_only_booleans_are_written(value: object) -> None:
-    with pytest.raises(SystemSettingError, match="on or off"):
+    with pytest.raises(TypeError, match="True or False"):
         GsettingsDnd(CommandRunner()).write(value)  # type: ignore[arg-type]

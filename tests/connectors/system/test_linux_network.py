@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from hearth.connectors.system.errors import CommandFailed, SystemSettingError
+from hearth.connectors.system.errors import CommandFailed
 from hearth.connectors.system.linux_network import NmcliWifi, NotAuthorized, terse_fields
 from tests.connectors.system.recorded import Answer, RecordedRunner, said
 
@@ -67,7 +67,7 @@ def test_switches_the_radio_with_fixed_arguments() -> None:
 @pytest.mark.parametrize("value", [1, 0, "on", None])
 def test_writes_only_booleans(value: object) -> None:
     control, runner = wifi({})
-    with pytest.raises(SystemSettingError, match="on or off"):
+    with pytest.raises(TypeError, match="True or False"):
         control.write(value)  # type: ignore[arg-type]
     assert runner.calls == []
 
