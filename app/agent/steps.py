@@ -14,6 +14,7 @@ from hearth.consent import (
     cannot_scope,
     describe_taint,
     scope_suggestions,
+    scope_words,
     unscoped_choice,
 )
 from hearth.generation import AnswerDelta, ReasoningDelta
@@ -86,6 +87,10 @@ class ConsentRequest:
     time a card draws (a calendar change's old and new slot). `timeout_s` starts counting at
     once; `pause()` stops it while the user edits.
     """
+
+    def scope_label(self, pattern: str) -> str:
+        """How "Allow for…" words one of `scopes` ("volume up to 60" for "volume:0-60")."""
+        return scope_words(self.tool, pattern)
 
     def __init__(
         self,

@@ -15,6 +15,7 @@ from hearth.consent.scopes import (
     exact_scope,
     scope_matches,
     scope_suggestions,
+    scope_words,
     unscoped_choice,
 )
 from hearth.consent.taint import (
@@ -49,6 +50,7 @@ __all__ = [
     "fenced_source",
     "scope_matches",
     "scope_suggestions",
+    "scope_words",
     "unfence",
     "unscoped_choice",
 ]

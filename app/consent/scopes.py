@@ -238,6 +238,22 @@ def _calendar_suggestions(values: list[object]) -> list[str]:
     return [first] if len(names) == 1 and isinstance(first, str) else []
 
 
+def scope_words(tool: Tool, pattern: str) -> str:
+    """A pattern as "Allow for…" offers it: "volume up to 60", "volume at 40 only", "volume at
+    any level"; patterns of other kinds read well as they are."""
+    parsed = _SETTING.fullmatch(pattern.strip()) if tool.scope_kind == "setting" else None
+    if parsed is None:
+        return pattern
+    name, low, high = parsed.group("name").strip(), parsed.group("lo"), parsed.group("hi")
+    if low is None:
+        return f"{name} at any level" if tool.range_arg else name
+    if float(low) == float(high):
+        return f"{name} at {high} only"
+    if float(low) == 0:
+        return f"{name} up to {high}"
+    return f"{name} from {low} to {high}"
+
+
 def _setting_suggestions(values: list[object], number: object) -> list[str]:
     names = {value.casefold() for value in values if isinstance(value, str)}
     name = values[0]

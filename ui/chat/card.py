@@ -237,7 +237,9 @@ class ToolCard(QFrame):
         if self.entry is None:
             return
         entry = self.entry
-        dialog = AllowForDialog(entry.tool, entry.scopes, entry.durations, self.window())
+        dialog = AllowForDialog(
+            entry.tool, entry.scopes, entry.durations, self.window(), labels=entry.scope_labels
+        )
         self._open_paused(dialog)
 
     def _ask_arguments(self) -> None:

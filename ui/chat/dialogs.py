@@ -45,6 +45,8 @@ class AllowForDialog(QDialog):
         scopes: Sequence[str],
         durations: Sequence[Duration],
         parent: QWidget | None = None,
+        *,
+        labels: Sequence[str] = (),
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Allow {tool}")
@@ -59,7 +61,9 @@ class AllowForDialog(QDialog):
             self.durations.addButton(button, number)
             layout.addWidget(button)
         self.scope = QComboBox()
-        self.scope.addItems(list(scopes))
+        words = list(labels) if len(labels) == len(scopes) else list(scopes)
+        for pattern, label in zip(scopes, words, strict=True):
+            self.scope.addItem(label, pattern)
         if scopes:
             layout.addSpacing(6)
             layout.addWidget(QLabel("Only for:"))
@@ -72,7 +76,7 @@ class AllowForDialog(QDialog):
         checked = self.durations.checkedButton()
         assert checked is not None, "the first duration starts checked and one always stays"
         duration: Duration = checked.property("duration")
-        scope = self.scope.currentText() if self.scope.count() else None
+        scope = self.scope.currentData() if self.scope.count() else None
         return AllowFor(duration, scope=scope)
 
 

@@ -119,6 +119,7 @@ class ToolCardEntry(Entry):
     rule: str = ""  # the rule that made the gate ask, in words
     taint: tuple[str, ...] = ()  # "recipient 'x@y.z' came from email 'Invoice'"
     scopes: tuple[str, ...] = ()  # what "Allow for…" may cover, narrowest first
+    scope_labels: tuple[str, ...] = ()  # the same in words ("volume up to 60"), if they differ
     durations: tuple[Duration, ...] = ()  # how long "Allow for…" may last
     check: Callable[[Mapping[str, Any]], Any] | None = None  # the tool's argument check
     countdown: Countdown | None = None  # while asking: time left before it denies itself

@@ -85,6 +85,7 @@ class TurnPresenter:
             rule=request.rule_text,
             taint=tuple(line.sentence for line in request.taint),
             scopes=request.scopes,
+            scope_labels=tuple(request.scope_label(scope) for scope in request.scopes),
             # No "Allow for…" that could not cover this call: the reason says why instead.
             durations=() if request.no_grant else request.durations,
             preview=request.preview,

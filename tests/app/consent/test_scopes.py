@@ -5,7 +5,7 @@ from typing import Any, cast
 
 import pytest
 
-from hearth.consent import scope_matches, scope_suggestions
+from hearth.consent import scope_matches, scope_suggestions, scope_words
 from hearth.consent.scopes import (
     calendar_matches,
     parse_recipients,
@@ -244,6 +244,14 @@ def test_suggestions_for_calendars_and_settings() -> None:
     silent = {"name": "volume", "value": 0}
     assert scope_suggestions(SET_SETTING, silent) == ["volume:0-0", "volume"]
     assert scope_suggestions(SET_SETTING, {"name": "volume"}) == ["volume"]
+
+
+def test_setting_patterns_read_as_words_on_the_card() -> None:
+    assert scope_words(SET_SETTING, "volume:0-60") == "volume up to 60"
+    assert scope_words(SET_SETTING, "volume:40-40") == "volume at 40 only"
+    assert scope_words(SET_SETTING, "volume:20-60") == "volume from 20 to 60"
+    assert scope_words(SET_SETTING, "volume") == "volume at any level"
+    assert scope_words(SEND_MAIL, "@example.com") == "@example.com"
 
 
 def test_a_rule_covers_a_call_only_if_it_covers_every_scoped_argument(home: Path) -> None:

@@ -146,12 +146,13 @@ def test_allow_for_grants_the_chosen_scope_and_the_next_call_shows_the_rule(
         "Always, until I revoke it under Permissions",
     ]
     assert [dialog.scope.itemText(i) for i in range(dialog.scope.count())] == [
-        "volume:30-30",
-        "volume",
+        "volume at 30 only",
+        "volume up to 30",
+        "volume at any level",
     ]
     hour = next(b for b in dialog.durations.buttons() if b.property("duration") == "hour")
     hour.setChecked(True)
-    dialog.scope.setCurrentIndex(1)
+    dialog.scope.setCurrentIndex(2)
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
     harness.wait_for_turn_end()
 
