@@ -46,12 +46,26 @@ def _server_command(*argv: str) -> None:
     subprocess.run(argv, check=True, capture_output=True, timeout=5)
 
 
-# -- PulseAudio ---------------------------------------------------------------------------
+# -- Both servers -------------------------------------------------------------------------
+
+SERVERS = {
+    "pulse_server": (PactlVolume, PactlMute),
+    "pipewire_server": (WpctlVolume, WpctlMute),
+}
+
+
+@pytest.fixture(params=list(SERVERS))
+def controls(request: pytest.FixtureRequest) -> tuple[Control, Control]:
+    """The volume and mute controls of one real server, started for the test."""
+    request.getfixturevalue(request.param)
+    volume, mute = SERVERS[request.param]
+    runner = CommandRunner()
+    return volume(runner), mute(runner)
 
 
 @pytest.mark.server
-def test_pactl_volume_is_written_and_read_back(pulse_server: AudioServer) -> None:
-    volume = PactlVolume(CommandRunner())
+def test_volume_is_written_and_read_back(controls: tuple[Control, Control]) -> None:
+    volume, _ = controls
     assert volume.unsupported() == ""
     for level in (40, 0, 5, 100, 40):
         volume.write(level)
@@ -59,9 +73,8 @@ def test_pactl_volume_is_written_and_read_back(pulse_server: AudioServer) -> Non
 
 
 @pytest.mark.server
-def test_pactl_mute_is_read_back_and_leaves_the_volume_alone(pulse_server: AudioServer) -> None:
-    runner = CommandRunner()
-    volume, mute = PactlVolume(runner), PactlMute(runner)
+def test_mute_is_read_back_and_leaves_the_volume_alone(controls: tuple[Control, Control]) -> None:
+    volume, mute = controls
     assert mute.unsupported() == ""
     volume.write(40)
     assert mute.read() is False
@@ -71,6 +84,9 @@ def test_pactl_mute_is_read_back_and_leaves_the_volume_alone(pulse_server: Audio
     mute.write(False)
     assert mute.read() is False
     assert volume.read() == 40
+
+
+# -- PulseAudio ---------------------------------------------------------------------------
 
 
 @pytest.mark.server
@@ -100,30 +116,6 @@ def test_pactl_without_a_server_says_so(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 # -- PipeWire -----------------------------------------------------------------------------
-
-
-@pytest.mark.server
-def test_wpctl_volume_is_written_and_read_back(pipewire_server: AudioServer) -> None:
-    volume = WpctlVolume(CommandRunner())
-    assert volume.unsupported() == ""
-    for level in (40, 0, 5, 100, 40):
-        volume.write(level)
-        assert volume.read() == level
-
-
-@pytest.mark.server
-def test_wpctl_mute_is_read_back_and_leaves_the_volume_alone(pipewire_server: AudioServer) -> None:
-    runner = CommandRunner()
-    volume, mute = WpctlVolume(runner), WpctlMute(runner)
-    assert mute.unsupported() == ""
-    volume.write(40)
-    assert mute.read() is False
-    mute.write(True)
-    assert mute.read() is True
-    assert volume.read() == 40
-    mute.write(False)
-    assert mute.read() is False
-    assert volume.read() == 40
 
 
 @pytest.mark.server
