@@ -103,6 +103,22 @@ def test_an_undo_of_a_change_that_never_happened_says_so(backlight_dir: Path) ->
     assert revert(SysfsBrightness(backlight_dir), never) == "the brightness is already 50%"
 
 
+@pytest.mark.parametrize(
+    ("platform", "backends"),
+    [
+        (
+            "linux",
+            ["nmcli", "wpctl", "wpctl", "pactl", "pactl", "brightnessctl", "sysfs", "gsettings"],
+        ),
+        ("darwin", ["networksetup", "osascript", "osascript", "brightness"]),
+        ("win32", ["netsh", "pycaw", "pycaw", "wmi"]),
+        ("freebsd14", []),
+    ],
+)
+def test_each_platform_gets_its_own_backends(platform: str, backends: list[str]) -> None:
+    assert [control.backend for control in this_machine(NOTHING, platform).controls] == backends
+
+
 @pytest.mark.parametrize("platform", ["linux", "darwin", "win32", "freebsd14"])
 def test_every_platform_has_a_machine_that_names_each_setting(platform: str) -> None:
     machine = this_machine(NOTHING, platform)
