@@ -10,7 +10,8 @@ from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.hookspecs import hookimpl
 from hearth.journal import journal_step
-from hearth.paths import data_dir
+from hearth.paths import config_dir, data_dir
+from hearth.plugins import safe_mode
 from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
 from hearth.timeslots import TimeSlot
 from hearth.tools import (
@@ -40,9 +41,11 @@ __all__ = [
     "ToolFailure",
     "ToolResult",
     "UndoFailed",
+    "config_dir",
     "data_dir",
     "hookimpl",
     "journal_step",
     "make_tool",
+    "safe_mode",
     "tool",
 ]

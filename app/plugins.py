@@ -63,7 +63,7 @@ def load_plugins(
     if not entry_points:
         return report
     for point in _plugin_entry_points():
-        if not is_builtin(point) and os.environ.get(DISABLE_ENV):
+        if not is_builtin(point) and safe_mode():
             report.disabled.append(point.name)
             continue
         try:
@@ -73,6 +73,12 @@ def load_plugins(
             continue
         _load_one(manager, registry, report, plugin, point.name)
     return report
+
+
+def safe_mode() -> bool:
+    """Whether Hearth runs without third-party code (`--no-plugins`): no plugin packages, no
+    user plugin files, no MCP servers; only what ships with Hearth."""
+    return bool(os.environ.get(DISABLE_ENV))
 
 
 def is_builtin(point: EntryPoint) -> bool:

@@ -1,0 +1,1 @@
+"""MCP servers as connectors: each configured server's tools, namespaced, behind the gate."""
