@@ -1,5 +1,5 @@
-"""`hearth ask` and `hearth chat`: agent turns in the terminal, reasoning dimmed, every tool
-call shown and gated before it runs."""
+"""`hearth chat` (and what `hearth ask` shares with it): agent turns in the terminal, reasoning
+dimmed, every tool call shown and gated before it runs."""
 
 from __future__ import annotations
 
@@ -78,9 +78,14 @@ def stdin_is_terminal() -> bool:
 
 
 def open_session(
-    assistant: Assistant, allow: Sequence[str], settings: GenerationSettings
+    assistant: Assistant,
+    allow: Sequence[str],
+    settings: GenerationSettings,
+    *,
+    interactive: bool | None = None,
 ) -> Session:
-    interactive = stdin_is_terminal()
+    """A new conversation with the `--allow` rules; it asks in the terminal when there is one."""
+    interactive = stdin_is_terminal() if interactive is None else interactive
     session = assistant.session(interactive=interactive, config=AgentConfig(settings=settings))
     tools = {tool.name: tool for tool in assistant.permissions.tools()}
     for text in allow:
@@ -185,7 +190,7 @@ def _finish(done: TurnDone, show_stats: bool) -> None:
         )
 
 
-def _ready(
+def ready(
     allow: Sequence[str], model_choice: str | None, n_ctx: int, threads: int | None
 ) -> Assistant:
     """The assistant with its model loaded, once `--allow` names are known to be right."""
@@ -197,35 +202,6 @@ def _ready(
         assistant.close()
         raise
     return assistant
-
-
-@click.command()
-@click.argument("prompt")
-@model_option
-@think_option
-@stats_option
-@allow_option
-@threads_option
-@click.option("--max-tokens", default=512, show_default=True)
-@click.option("--tool", "use_tool", is_flag=True, help="Make the model call a tool first.")
-def ask(
-    prompt: str,
-    model_choice: str | None,
-    think: bool,
-    stats: bool,
-    allow: tuple[str, ...],
-    threads: int | None,
-    max_tokens: int,
-    use_tool: bool,
-) -> None:
-    """Ask one question and stream the answer."""
-    assistant = _ready(allow, model_choice, 4096, threads)
-    try:
-        settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
-        choice: ToolChoice = "required" if use_tool else "auto"
-        run_turn(open_session(assistant, allow, settings), prompt, stats, choice)
-    finally:
-        assistant.close()
 
 
 @click.command()
@@ -244,7 +220,7 @@ def chat(
     max_tokens: int,
 ) -> None:
     """Talk with Hearth in the terminal. Ctrl-C stops a reply; Ctrl-D or /quit leaves."""
-    assistant = _ready(allow, model_choice, 8192, threads)
+    assistant = ready(allow, model_choice, 8192, threads)
     model = assistant.model
     assert model is not None
     try:

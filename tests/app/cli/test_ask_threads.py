@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hearth.cli.chat import ask
+from hearth.cli.ask_cmd import ask
 from hearth.models.speed_history import SpeedHistory
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(300)]

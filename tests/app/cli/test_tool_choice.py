@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 
 from hearth.assistant import Assistant
 from hearth.cli import chat as chat_module
+from hearth.cli.ask_cmd import ask
 from hearth.connectors.files import FileLibrary, FilesConnector
 from tests.connectors.files.kit import FilesPlugin
 
@@ -51,7 +52,7 @@ def invoke(command: click.Command, *args: str) -> Result:
 def test_ask_with_tool_makes_the_model_propose_a_call(test_gguf: Path) -> None:
     # No terminal here, so the --allow'd call runs without a question.
     result = invoke(
-        chat_module.ask,
+        ask,
         "--model",
         str(test_gguf),
         "--tool",
@@ -94,9 +95,7 @@ def test_slash_tool_in_chat_asks_about_a_call(
 
 @pytest.mark.usefixtures("with_files")
 def test_an_unknown_allowed_tool_fails_before_the_model_loads(test_gguf: Path) -> None:
-    result = CliRunner().invoke(
-        chat_module.ask, ["--model", str(test_gguf), "--allow", "nope.tool", "hi"]
-    )
+    result = CliRunner().invoke(ask, ["--model", str(test_gguf), "--allow", "nope.tool", "hi"])
     assert result.exit_code == 2
     assert "unknown tool 'nope.tool'" in result.output
     assert "Loading" not in result.output

@@ -1,0 +1,78 @@
+"""`hearth ask`: one question, streamed to the terminal, or as JSON lines for a pipeline."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from hearth.agent import ConsentAsked, Deny
+from hearth.agent.records import TurnRecord
+from hearth.agent.session import Session, ToolChoice
+from hearth.cli.chat import (
+    allow_option,
+    model_option,
+    open_session,
+    ready,
+    run_turn,
+    stats_option,
+    think_option,
+    threads_option,
+)
+from hearth.generation import GenerationSettings
+from hearth.messages import CancelToken
+
+NOBODY_TO_ASK = "no one can answer a question during --json; allow it with --allow"
+
+
+@click.command()
+@click.argument("prompt")
+@model_option
+@think_option
+@stats_option
+@allow_option
+@threads_option
+@click.option("--max-tokens", default=512, show_default=True)
+@click.option("--tool", "use_tool", is_flag=True, help="Make the model call a tool first.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON lines for scripts: one per tool call as it ends, then the whole turn. "
+    "Nothing is asked: only --allow rules and your saved rules let tools run.",
+)
+def ask(
+    prompt: str,
+    model_choice: str | None,
+    think: bool,
+    stats: bool,
+    allow: tuple[str, ...],
+    threads: int | None,
+    max_tokens: int,
+    use_tool: bool,
+    as_json: bool,
+) -> None:
+    """Ask one question and stream the answer."""
+    assistant = ready(allow, model_choice, 4096, threads)
+    try:
+        settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
+        choice: ToolChoice = "required" if use_tool else "auto"
+        if as_json:
+            session = open_session(assistant, allow, settings, interactive=False)
+            print_json_turn(session, prompt, choice)
+        else:
+            run_turn(open_session(assistant, allow, settings), prompt, stats, choice)
+    finally:
+        assistant.close()
+
+
+def print_json_turn(session: Session, prompt: str, choice: ToolChoice) -> None:
+    """Each finished call as a JSON line, then `{"type": "done", ...}` with the whole turn."""
+    record = TurnRecord()
+    for step in session.run_turn(prompt, CancelToken(), tool_choice=choice):
+        if isinstance(step, ConsentAsked):
+            # Headless sessions refuse by themselves; this keeps a question from ever waiting.
+            step.request.answer(Deny(NOBODY_TO_ASK))
+        finished = record.add(step)
+        if finished is not None:
+            click.echo(json.dumps(finished, ensure_ascii=False))

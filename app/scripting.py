@@ -1,0 +1,158 @@
+"""`hearth.Session`: run Hearth's agent from a Python script, consent answered by your code.
+
+Every proposed call that the rules do not settle goes to `approve(proposal)`, which returns
+True to run it once or False to refuse it; there is no default, so a script can never run a
+tool nobody decided on. Rules the user made in the app (and `allow(...)`) apply as in the app,
+and so does the rule of two: after the turn read untrusted text, side effects ask again.
+
+    from hearth import Session
+
+    def approve(proposal):
+        return proposal.effect == "read"
+
+    with Session("smollm2-135m", approve=approve) as hearth:
+        turn = hearth.ask("What is in my notes folder?")
+        print(turn.answer)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from hearth.agent import AgentConfig, AllowOnce, ConsentAsked, Deny
+from hearth.agent.records import TurnRecord
+from hearth.agent.steps import ConsentRequest
+from hearth.assistant import Assistant
+from hearth.consent import Rule
+from hearth.generation import ChatModel, GenerationSettings
+from hearth.messages import CancelToken
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A call waiting for your decision: what it would do, and why Hearth asks."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    effect: str
+    preview: str | None
+    reason: str
+    untrusted: tuple[str, ...]  # "recipient 'x@y' came from email 'Invoice'": where args came from
+
+    @classmethod
+    def of(cls, request: ConsentRequest) -> Proposal:
+        return cls(
+            tool=request.call.name,
+            arguments=dict(request.call.arguments),
+            effect=request.tool.effect,
+            preview=request.preview,
+            reason=request.reason,
+            untrusted=tuple(line.sentence for line in request.taint),
+        )
+
+
+Approver = Callable[[Proposal], bool]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What one `Session.ask` did: the answer, the reasoning and every tool call as a record."""
+
+    answer: str
+    reasoning: str
+    calls: list[dict[str, Any]]
+    stop_reason: str
+    error: str = ""
+
+
+class Session:
+    """One conversation with Hearth's real agent, tools and consent gate, driven by a script.
+
+    `model` is a loaded `ChatModel`, a catalog id or a path to a .gguf file. Plugins load as in
+    the app (set HEARTH_DISABLE_PLUGINS=1 for built-ins only). Use it in a `with` block, or call
+    `close()`, which also stops the connectors' background work.
+    """
+
+    def __init__(
+        self,
+        model: ChatModel | str | os.PathLike[str],
+        *,
+        approve: Approver,
+        max_tokens: int = 1024,
+        think: bool = True,
+        n_ctx: int = 8192,
+        assistant: Assistant | None = None,
+    ) -> None:
+        if not callable(approve):
+            raise TypeError("approve must be a function taking a Proposal and returning a bool")
+        self._approve = approve
+        self.assistant = assistant or Assistant()
+        try:
+            self.assistant.use_model(_loaded(model, n_ctx))
+            settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
+            self._session = self.assistant.session(
+                title="Script", config=AgentConfig(settings=settings)
+            )
+        except BaseException:
+            self.assistant.close()
+            raise
+
+    def ask(self, text: str, *, tool: Literal["auto", "required"] = "auto") -> Turn:
+        """Run one turn; `tool="required"` makes the model call a tool first."""
+        record = TurnRecord()
+        for step in self._session.run_turn(text, CancelToken(), tool_choice=tool):
+            if isinstance(step, ConsentAsked):
+                step.request.answer(self._answer(step.request))
+            record.add(step)
+        data = record.as_dict()
+        return Turn(
+            data["answer"], data["reasoning"], record.calls, record.stop_reason, record.error
+        )
+
+    def allow(self, tool: str, scope: str | None = None) -> None:
+        """Allow `tool` (optionally only on `scope`) without asking, for this conversation."""
+        conversation = str(self._session.conversation_id)
+        self.assistant.allow(
+            Rule.create(
+                tool,
+                "allow",
+                now=time.time(),
+                scope=scope,
+                duration="conversation",
+                conversation_id=conversation,
+            )
+        )
+
+    def close(self) -> None:
+        self.assistant.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _answer(self, request: ConsentRequest) -> AllowOnce | Deny:
+        try:
+            allowed = self._approve(Proposal.of(request))
+        except Exception as error:
+            return Deny(f"the script's approver failed: {type(error).__name__}: {error}")
+        if allowed is True:
+            return AllowOnce()
+        return Deny("the script's approver said no")
+
+
+def _loaded(model: ChatModel | str | os.PathLike[str], n_ctx: int) -> ChatModel:
+    if not isinstance(model, str | os.PathLike):
+        return model
+    from hearth.models.loading import load_chat_model
+    from hearth.models.lookup import resolve_model
+    from hearth.models.threads_setting import thread_policy
+
+    path: Path = resolve_model(os.fspath(model))
+    return load_chat_model(path, n_ctx, thread_policy(window=False))

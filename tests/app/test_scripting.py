@@ -1,0 +1,109 @@
+"""`hearth.Session`: a script drives the real agent, gate and files connector; every question
+goes to its approver, which sees what the call would do and why Hearth asks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import hearth
+from hearth.assistant import Assistant
+from hearth.connectors.files import FileLibrary, FilesConnector
+from tests.app.agent.scripted import Reply, ScriptedModel
+from tests.connectors.files.kit import FilesPlugin
+
+
+@pytest.fixture
+def documents(tmp_path: Path) -> Path:
+    folder = tmp_path / "Documents"
+    folder.mkdir()
+    (folder / "budget.txt").write_text("Remember the quarterly budget review on Friday.\n")
+    return folder
+
+
+@pytest.fixture
+def files(documents: Path) -> Iterator[FilesConnector]:
+    connector = FilesConnector(FileLibrary(poll_seconds=0.5))
+    connector.grant(documents)
+    yield connector
+    connector.close()
+
+
+def session(
+    files: FilesConnector, replies: list[Reply], approve: hearth.Approver
+) -> hearth.Session:
+    assistant = Assistant(plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False)
+    return hearth.Session(ScriptedModel(replies), approve=approve, assistant=assistant)
+
+
+def reading(documents: Path) -> list[Reply]:
+    return [
+        Reply(calls=[("files.read", {"path": str(documents / "budget.txt")})]),
+        Reply(text="The review is on Friday."),
+    ]
+
+
+def test_the_approver_sees_the_call_and_lets_it_run(files: FilesConnector, documents: Path) -> None:
+    seen: list[hearth.Proposal] = []
+
+    def approve(proposal: hearth.Proposal) -> bool:
+        seen.append(proposal)
+        return True
+
+    with session(files, reading(documents), approve) as script:
+        turn = script.ask("Read the budget note in my files")
+    [proposal] = seen
+    assert (proposal.tool, proposal.effect) == ("files.read", "read")
+    assert proposal.arguments == {"path": str(documents / "budget.txt")}
+    assert proposal.reason == "reading needs your permission until you allow a scope for it"
+    [call] = turn.calls
+    assert call["outcome"] == "executed" and call["asked"] is True
+    assert "quarterly budget review" in call["result"]
+    assert turn.answer == "The review is on Friday." and turn.stop_reason == "end"
+
+
+def test_no_from_the_approver_or_a_failing_approver_refuses(
+    files: FilesConnector, documents: Path
+) -> None:
+    with session(files, reading(documents), lambda _: False) as script:
+        [call] = script.ask("Read the budget note in my files").calls
+    assert call["outcome"] == "denied" and "approver said no" in call["decision"]["reason"]
+
+    def broken(_: hearth.Proposal) -> bool:
+        raise RuntimeError("oops")
+
+    with session(files, reading(documents), broken) as script:
+        [call] = script.ask("Read the budget note in my files").calls
+    assert call["outcome"] == "denied" and "RuntimeError: oops" in call["decision"]["reason"]
+
+
+def test_a_truthy_answer_that_is_not_true_still_refuses(
+    files: FilesConnector, documents: Path
+) -> None:
+    with session(files, reading(documents), lambda _: "yes") as script:  # type: ignore[arg-type,return-value]
+        [call] = script.ask("Read the budget note in my files").calls
+    assert call["outcome"] == "denied"
+
+
+def test_an_allow_rule_runs_without_asking(files: FilesConnector, documents: Path) -> None:
+    def never(_: hearth.Proposal) -> bool:
+        raise AssertionError("the rule should have decided")
+
+    with session(files, reading(documents), never) as script:
+        script.allow("files.read", str(documents))
+        [call] = script.ask("Read the budget note in my files").calls
+    assert call["outcome"] == "executed" and call["decision"]["by"] == "rule"
+
+
+def test_an_approver_is_required() -> None:
+    with pytest.raises(TypeError, match="approve must be a function"):
+        hearth.Session(ScriptedModel([]), approve=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.model
+def test_a_script_runs_a_turn_on_a_real_model(test_gguf: Path) -> None:
+    with hearth.Session(test_gguf, approve=lambda _: False, max_tokens=12, think=False) as script:
+        turn = script.ask("Say hello.")
+    assert turn.answer and turn.stop_reason in ("end", "max_tokens")
