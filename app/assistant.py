@@ -7,7 +7,7 @@ the granted folders. Front ends never touch a connector or a store directly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, TextIO
 
 from hearth.agent import AgentConfig, Executor, Session
@@ -19,7 +19,8 @@ from hearth.folders import FolderAccess
 from hearth.generation import ChatModel
 from hearth.history import StoredConversation, read_conversation
 from hearth.messages import Message
-from hearth.plugins import PluginFailure, PluginReport, load_plugins
+from hearth.plugin_report import PluginFailure, PluginInfo, PluginReport
+from hearth.plugin_set import PluginSet
 from hearth.store import (
     AuditEntry,
     AuditLog,
@@ -57,6 +58,7 @@ class Assistant:
         database: Database | None = None,
         plugins: Iterable[object] = (),
         entry_points: bool = True,
+        user_plugins: bool = True,
         start_connectors: bool = True,
     ) -> None:
         self.model = model
@@ -68,14 +70,14 @@ class Assistant:
         self.rules = RuleBook(RuleTable(self.db))
         self.gate = ConsentGate(self.rules)
         self.tools = ToolRegistry()
-        self.plugins: PluginReport = load_plugins(
-            self.tools, plugins=plugins, entry_points=entry_points
+        self.plugin_set = PluginSet(
+            self.tools, plugins=plugins, entry_points=entry_points, user_files=user_plugins
         )
+        self.plugins: PluginReport = self.plugin_set.report
         self.permissions = Permissions(self.rules, self.tools, self.plugins.connectors)
         # Calls a previous run started but never finished: marked `unknown` in the intents
         # and the audit log, their journaled steps kept for undo; surfaced, never retried.
         self.unresolved: list[Intent] = recover(self.intents, self.audit, self.undo_log)
-        self._started: list[Connector] = []
         if start_connectors:
             self.start_connectors()
 
@@ -177,26 +179,34 @@ class Assistant:
 
     def start_connectors(self) -> None:
         """Start each connector's background work; a failure is reported, not raised."""
-        for connector in self.plugins.connectors:
-            if connector in self._started:
-                continue
-            try:
-                connector.start()
-            except Exception as error:
-                problem = f"could not start: {type(error).__name__}: {error}"
-                self.plugins.failed.append(PluginFailure(connector.name, problem))
-                continue
-            self._started.append(connector)
+        self.plugin_set.start_connectors()
 
     def stop_connectors(self) -> None:
-        while self._started:
-            self._started.pop().stop()
+        self.plugin_set.stop_connectors()
+
+    def plugin_infos(self) -> list[PluginInfo]:
+        """Every plugin Hearth knows of: where it comes from, whether it runs, what it offers."""
+        return self.plugin_set.infos()
+
+    def set_plugin_enabled(self, name: str, enabled: bool) -> PluginInfo:
+        """Turn a plugin on or off now and for later starts; its tools and connectors come or
+        go at once. Raises `PluginError` for an unknown name."""
+        return self.plugin_set.set_enabled(name, enabled)
+
+    def reload_plugins(self) -> list[PluginInfo]:
+        """Load the user's plugin files again (new, changed and deleted ones)."""
+        return self.plugin_set.reload()
+
+    def watch_plugins(self, on_change: Callable[[], None] | None = None) -> None:
+        """Reload the plugin files whenever they change, then call `on_change` from the
+        watcher's thread; `close()` stops watching."""
+        self.plugin_set.watch(on_change)
 
     def _persist(self, conversation_id: int, message: Message) -> None:
         self.conversations.append(conversation_id, message)
 
     def close(self) -> None:
-        self.stop_connectors()
+        self.plugin_set.close()
         if self.model is not None:
             self.model.close()
         self.db.close()

@@ -46,6 +46,13 @@ def config_dir() -> Path:
     return path
 
 
+def plugins_dir() -> Path:
+    """Folder of the user's plugin files: each `.py` file in it is a plugin."""
+    path = config_dir() / "plugins"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def bundle_dir() -> Path | None:
     """Root of a frozen (PyInstaller) build's bundled files, or None when running from source."""
     if not getattr(sys, "frozen", False):

@@ -1,18 +1,22 @@
 """Loading plugins: built-in and third-party connectors and tools arrive through the same hooks.
 
-Sources are plugin objects handed to `load_plugins` and entry points in the `hearth.plugins`
-group. Entry points of the `hearth` distribution itself are built-in; any other distribution's
-are third-party and are skipped while `HEARTH_DISABLE_PLUGINS` is set. A plugin that fails to
-import, whose hook raises, or whose names clash is reported and skipped as a whole.
+Sources are plugin objects handed to `load_plugins`, entry points in the `hearth.plugins` group
+and the user's plugin files (`hearth.user_plugins`). Entry points of the `hearth` distribution
+itself are built-in; any other distribution's, and every user file, are third-party and are
+skipped while `HEARTH_DISABLE_PLUGINS` is set. A plugin the user turned off is not imported. A
+plugin that fails to import, whose hook raises, or whose names clash is reported and skipped as
+a whole. `install` loads one plugin again in place of its previous self, in a single swap.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import traceback
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import replace
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -20,58 +24,65 @@ import pluggy
 
 from hearth.connector import Connector, PluginError
 from hearth.hookspecs import PROJECT, HookSpecs
+from hearth.paths import plugins_dir
+from hearth.plugin_report import (
+    Candidate,
+    Change,
+    Parts,
+    PluginFailure,
+    PluginInfo,
+    PluginReport,
+)
 from hearth.tools import Tool, ToolRegistry
+from hearth.user_plugins import disabled_plugins, load_plugin_file, plugin_files, plugin_name
+
+__all__ = [
+    "DISABLE_ENV",
+    "ENTRY_POINT_GROUP",
+    "Candidate",
+    "Change",
+    "PluginFailure",
+    "PluginInfo",
+    "PluginReport",
+    "entry_point_candidates",
+    "given_candidates",
+    "install",
+    "is_builtin",
+    "load_plugins",
+    "safe_mode",
+    "uninstall",
+    "user_candidates",
+]
 
 ENTRY_POINT_GROUP = "hearth.plugins"
 DISABLE_ENV = "HEARTH_DISABLE_PLUGINS"
+SAFE_MODE_REASON = "safe mode (--no-plugins): only what ships with Hearth runs"
+TURNED_OFF_REASON = "turned off (`hearth plugins enable {name}` turns it back on)"
 
+_LOADER_FILES = frozenset({__file__, load_plugin_file.__code__.co_filename})
 _TOOL_HINT = " (decorate the function with @hearth.tool)"
 _Item = TypeVar("_Item", Tool, Connector, click.Command)
 
 
-@dataclass(frozen=True)
-class PluginFailure:
-    """A plugin that was skipped, and why, in words a user can pass on to its author."""
-
-    plugin: str
-    error: str
-
-
-@dataclass
-class PluginReport:
-    """What `load_plugins` did: plugins loaded, failed and left disabled; connectors found."""
-
-    loaded: list[str] = field(default_factory=list)
-    failed: list[PluginFailure] = field(default_factory=list)
-    disabled: list[str] = field(default_factory=list)
-    connectors: list[Connector] = field(default_factory=list)
-    commands: list[click.Command] = field(default_factory=list)
-
-    def connector(self, name: str) -> Connector | None:
-        return next((c for c in self.connectors if c.name == name), None)
-
-
 def load_plugins(
-    registry: ToolRegistry, *, plugins: Iterable[object] = (), entry_points: bool = True
+    registry: ToolRegistry,
+    *,
+    plugins: Iterable[object] = (),
+    entry_points: bool = True,
+    user_files: bool = True,
+    disabled: Collection[str] | None = None,
 ) -> PluginReport:
-    """Register the given plugins, then the `hearth.plugins` entry points, into `registry`."""
-    manager = pluggy.PluginManager(PROJECT)
-    manager.add_hookspecs(HookSpecs)
+    """Register the given plugins, the `hearth.plugins` entry points, then the user's plugin
+    files into `registry`; `disabled` (by default the user's choice) names those to skip."""
     report = PluginReport()
-    for plugin in plugins:
-        _load_one(manager, registry, report, plugin, _plugin_name(plugin))
-    if not entry_points:
-        return report
-    for point in _plugin_entry_points():
-        if not is_builtin(point) and safe_mode():
-            report.disabled.append(point.name)
-            continue
-        try:
-            plugin = point.load()
-        except (Exception, SystemExit) as error:
-            report.failed.append(PluginFailure(point.name, _error_text(error)))
-            continue
-        _load_one(manager, registry, report, plugin, point.name)
+    off = disabled_plugins() if disabled is None else frozenset(disabled)
+    report.candidates.extend(given_candidates(plugins))
+    if entry_points:
+        report.candidates.extend(entry_point_candidates())
+    if user_files:
+        report.candidates.extend(user_candidates())
+    for candidate in report.candidates:
+        install(registry, report, candidate, disabled=off)
     return report
 
 
@@ -87,36 +98,110 @@ def is_builtin(point: EntryPoint) -> bool:
     return dist is not None and re.sub(r"[-_.]+", "-", dist.name).lower() == PROJECT
 
 
-def _plugin_entry_points() -> list[EntryPoint]:
-    # Built-ins first, so a third-party plugin can never take a built-in tool's name.
-    found = entry_points(group=ENTRY_POINT_GROUP)
-    return sorted(found, key=lambda point: not is_builtin(point))
+def given_candidates(plugins: Iterable[object]) -> list[Candidate]:
+    """Plugin objects handed over in code (tests, scripts)."""
+    return [
+        Candidate(_plugin_name(plugin), "given", _location(plugin), _returning(plugin))
+        for plugin in plugins
+    ]
 
 
-def _load_one(
-    manager: pluggy.PluginManager,
+def entry_point_candidates() -> list[Candidate]:
+    """The `hearth.plugins` entry points, built-ins first so that a third-party plugin can
+    never take a built-in tool's name; third-party ones are blocked in safe mode."""
+    found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: not is_builtin(point))
+    return [
+        Candidate(
+            point.name,
+            "built-in" if is_builtin(point) else "package",
+            point.value,
+            point.load,
+            "" if is_builtin(point) or not safe_mode() else SAFE_MODE_REASON,
+        )
+        for point in found
+    ]
+
+
+def user_candidates() -> list[Candidate]:
+    """The files in the plugins folder as they are now; none is imported in safe mode."""
+    blocked = SAFE_MODE_REASON if safe_mode() else ""
+    return [
+        Candidate(plugin_name(path), "user", str(path), _file_loader(path), blocked)
+        for path in plugin_files(plugins_dir())
+    ]
+
+
+def install(
     registry: ToolRegistry,
     report: PluginReport,
-    plugin: object,
-    name: str,
-) -> None:
+    candidate: Candidate,
+    *,
+    disabled: Collection[str] = (),
+    old: PluginInfo | None = None,
+) -> Change:
+    """Load `candidate` in place of `old` (its previous self, loaded, failed or off): its tools
+    replace the old ones in one registry swap, so no call ever sees half of a plugin."""
+    info, tools, parts = _prepare(registry, report, candidate, disabled, old)
+    gone = report.parts.pop(old.name, None) if old is not None and old.state == "loaded" else None
+    old_tools = old.tools if gone is not None and old is not None else ()
+    registry.replace(old_tools, tools)
+    removed = gone.connectors if gone is not None else []
+    report.connectors[:] = [c for c in report.connectors if c not in removed] + parts.connectors
+    dropped = gone.commands if gone is not None else []
+    report.commands[:] = [c for c in report.commands if c not in dropped] + parts.commands
+    if info.state == "loaded":
+        report.parts[info.name] = parts
+    report.record(info, old)
+    return Change(info, tuple(removed), tuple(parts.connectors))
+
+
+def uninstall(registry: ToolRegistry, report: PluginReport, old: PluginInfo) -> Change:
+    """Forget a plugin entirely (its file was deleted): tools, connectors, commands, info."""
+    gone = report.parts.pop(old.name, None) if old.state == "loaded" else None
+    if gone is not None:
+        registry.replace(old.tools, ())
+        report.connectors[:] = [c for c in report.connectors if c not in gone.connectors]
+        report.commands[:] = [c for c in report.commands if c not in gone.commands]
+    report.infos[:] = [info for info in report.infos if info is not old]
+    report.forget(old.name)
+    return Change(old, tuple(gone.connectors if gone else ()))
+
+
+def _prepare(
+    registry: ToolRegistry,
+    report: PluginReport,
+    candidate: Candidate,
+    disabled: Collection[str],
+    old: PluginInfo | None,
+) -> tuple[PluginInfo, list[Tool], Parts]:
+    base = PluginInfo(candidate.name, candidate.source, "disabled", location=candidate.location)
+    nothing = Parts([], [])
+    if candidate.blocked:
+        return replace(base, error=candidate.blocked), [], nothing
+    if candidate.name in disabled:
+        return replace(base, error=TURNED_OFF_REASON.format(name=candidate.name)), [], nothing
     try:
-        manager.register(plugin, name=name)
-        tools, connectors, commands = _collect(manager, plugin)
-        _commit(registry, report, tools, connectors)
-        report.commands.extend(commands)
-    except Exception as error:
-        if manager.is_registered(plugin):
-            manager.unregister(plugin)
-        report.failed.append(PluginFailure(name, _error_text(error)))
-        return
-    report.loaded.append(name)
+        if any(i.name == candidate.name and i is not old for i in report.infos):
+            raise PluginError(f"another plugin is already called {candidate.name!r}")
+        tools, connectors, commands = _collect(candidate.load(), candidate.name)
+        _check_names(registry, report, tools, connectors, old)
+    except (Exception, SystemExit) as error:
+        failed = replace(base, state="failed", error=_error_text(error), details=_details(error))
+        return failed, [], nothing
+    tool_names = tuple(tool.name for tool in tools)
+    names = tuple(connector.name for connector in connectors)
+    return (
+        replace(base, state="loaded", tools=tool_names, connectors=names),
+        tools,
+        Parts(connectors, commands),
+    )
 
 
-def _collect(
-    manager: pluggy.PluginManager, plugin: object
-) -> tuple[list[Tool], list[Connector], list[click.Command]]:
+def _collect(plugin: object, name: str) -> tuple[list[Tool], list[Connector], list[click.Command]]:
     """Run one plugin's hooks on their own, so another plugin's failure cannot reach it."""
+    manager = pluggy.PluginManager(PROJECT)
+    manager.add_hookspecs(HookSpecs)
+    manager.register(plugin, name=name)
     unknown = [c.name for c in manager.get_hookcallers(plugin) or () if not c.has_spec()]
     if unknown:
         raise PluginError(f"{', '.join(unknown)}: not a Hearth hook (typo?)")
@@ -148,23 +233,34 @@ def _registrar(sink: list[_Item], kind: type[_Item], hint: str = "") -> Callable
     return register
 
 
-def _commit(
-    registry: ToolRegistry, report: PluginReport, tools: list[Tool], connectors: list[Connector]
+def _check_names(
+    registry: ToolRegistry,
+    report: PluginReport,
+    tools: list[Tool],
+    connectors: list[Connector],
+    old: PluginInfo | None,
 ) -> None:
-    """Add everything or nothing: names are checked before the registry changes."""
-    taken = {tool.name for tool in registry}
+    """Everything or nothing: names are checked before the registry changes."""
+    replaced = set(old.tools if old is not None and old.state == "loaded" else ())
+    taken = {tool.name for tool in registry} - replaced
     for tool in tools:
         if tool.name in taken:
             raise PluginError(f"tool name {tool.name!r} is already taken")
         taken.add(tool.name)
-    known = {connector.name for connector in report.connectors}
+    leaving = set(old.connectors if old is not None and old.state == "loaded" else ())
+    known = {connector.name for connector in report.connectors} - leaving
     for connector in connectors:
         if connector.name in known:
             raise PluginError(f"connector name {connector.name!r} is already taken")
         known.add(connector.name)
-    for tool in tools:
-        registry.add(tool)
-    report.connectors.extend(connectors)
+
+
+def _returning(plugin: object) -> Callable[[], object]:
+    return lambda: plugin
+
+
+def _file_loader(path: Path) -> Callable[[], object]:
+    return lambda: load_plugin_file(path)
 
 
 def _plugin_name(plugin: object) -> str:
@@ -172,5 +268,21 @@ def _plugin_name(plugin: object) -> str:
     return name if isinstance(name, str) else type(plugin).__name__
 
 
+def _location(plugin: object) -> str:
+    name = getattr(plugin, "__name__", None)
+    if isinstance(name, str):
+        return name
+    kind = type(plugin)
+    return f"{kind.__module__}:{kind.__qualname__}"
+
+
 def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
+
+
+def _details(error: BaseException) -> str:
+    # Hearth's own loading frames come first and tell the plugin's author nothing.
+    frames = error.__traceback__
+    while frames is not None and frames.tb_frame.f_code.co_filename in _LOADER_FILES:
+        frames = frames.tb_next
+    return "".join(traceback.format_exception(type(error), error, frames))
