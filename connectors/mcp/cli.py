@@ -1,0 +1,149 @@
+"""`hearth mcp`: list, add, remove and import MCP servers, and see what tools they claim."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import click
+
+from hearth import HearthError, safe_mode
+from hearth.connectors.mcp import config as settings
+from hearth.connectors.mcp.config import ServerConfig
+from hearth.connectors.mcp.connector import Discovery, discover
+from hearth.connectors.mcp.runtime import McpRuntime
+from hearth.connectors.mcp.tools import claims
+
+_T = TypeVar("_T")
+SAFE_MODE_NOTE = "not started: safe mode (--no-plugins) runs no MCP servers"
+
+
+def mcp_commands() -> click.Group:
+    """`hearth mcp` and its subcommands."""
+    return click.Group(
+        "mcp",
+        commands=[list_servers, add, remove, import_servers, tools],
+        help="MCP servers: third-party tools Hearth can call, always asking first.",
+    )
+
+
+@click.command("list")
+def list_servers() -> None:
+    """Each server: its transport, whether it answers, and its tools."""
+    servers = _run(lambda: settings.load().servers)
+    if not servers:
+        click.echo(f"No MCP servers. Add one with `hearth mcp add`; they live in {_path()}.")
+        return
+    with _connected(servers) as found:
+        for name, server in servers.items():
+            click.echo(f"{name}  [{server.transport}] {server.where()}")
+            item = found.get(name)
+            if item is None:
+                click.echo(f"  {SAFE_MODE_NOTE}")
+            elif item.problem:
+                click.echo(f"  not connected: {item.problem}")
+            else:
+                names = ", ".join(tool.name for tool in item.listed) or "none"
+                click.echo(f"  connected, {len(item.listed)} tools: {names}")
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("name")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option("--url", default=None, help="A streamable HTTP server instead of a command.")
+@click.option("--env", "env", multiple=True, metavar="KEY=VALUE", help="For the command.")
+@click.option("--timeout", type=float, default=None, help="Seconds a call may take (60).")
+@click.option("--replace", is_flag=True, help="Replace a server of the same name.")
+def add(
+    name: str,
+    command: tuple[str, ...],
+    url: str | None,
+    env: tuple[str, ...],
+    timeout: float | None,
+    replace: bool,
+) -> None:
+    """Add the server NAME: `add NAME -- COMMAND [ARGS...]` or `add NAME --url URL`."""
+    if bool(command) == bool(url):
+        raise click.UsageError("give a command after `--` or --url, one of the two")
+    fields: dict[str, object] = {"url": url} if url else {"command": command[0]}
+    if command[1:]:
+        fields["args"] = list(command[1:])
+    if env:
+        fields["env"] = dict(_pair(item) for item in env)
+    if timeout is not None:
+        fields["timeout"] = timeout
+    try:
+        server = ServerConfig.model_validate(fields)
+    except ValueError as error:
+        raise click.UsageError(str(error).splitlines()[-1].strip()) from None
+    _run(lambda: settings.add_server(name, server, replace=replace))
+    click.echo(f"Added the MCP server {name!r}; Hearth starts it the next time it opens.")
+
+
+@click.command()
+@click.argument("name")
+def remove(name: str) -> None:
+    """Remove the server NAME."""
+    _run(lambda: settings.remove_server(name))
+    click.echo(f"Removed the MCP server {name!r}.")
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--replace", is_flag=True, help="Replace servers that have the same names.")
+def import_servers(file: Path, replace: bool) -> None:
+    """Add the servers of a Claude Desktop config FILE (its "mcpServers")."""
+    names = _run(lambda: settings.import_file(file, replace=replace))
+    click.echo(f"Imported {len(names)} MCP servers: {', '.join(names)}.")
+
+
+@click.command()
+@click.argument("name")
+def tools(name: str) -> None:
+    """The tools of the server NAME, with what the server claims about each (unchecked)."""
+    server = _run(lambda: settings.load().servers.get(name))
+    if server is None:
+        raise click.ClickException(f"there is no MCP server named {name!r} (see `hearth mcp list`)")
+    with _connected({name: server}) as found:
+        item = found.get(name)
+        if item is None:
+            raise click.ClickException(SAFE_MODE_NOTE)
+        if item.problem:
+            raise click.ClickException(item.problem)
+        for listed in item.listed:
+            said = claims(listed.annotations)
+            click.echo(f"{listed.name}: {(listed.description or '').strip()}")
+            click.echo(f"  claims: {said + ' (not checked by Hearth)' if said else 'none'}")
+
+
+@contextmanager
+def _connected(servers: dict[str, ServerConfig]) -> Iterator[dict[str, Discovery]]:
+    """What each server offers (nothing in safe mode); every server is stopped afterwards."""
+    if safe_mode():
+        yield {}
+        return
+    runtime = McpRuntime()
+    try:
+        yield discover(servers, runtime)
+    finally:
+        runtime.stop()
+
+
+def _pair(item: str) -> tuple[str, str]:
+    key, equals, value = item.partition("=")
+    if not equals or not key:
+        raise click.UsageError(f"--env takes KEY=VALUE, not {item!r}")
+    return key, value
+
+
+def _path() -> Path:
+    return settings.config_path()
+
+
+def _run(work: Callable[[], _T]) -> _T:
+    try:
+        return work()
+    except HearthError as error:
+        raise click.ClickException(str(error)) from None

@@ -1,0 +1,39 @@
+"""The MCP connector's plugin module: a connector per configured server, and `hearth mcp`.
+
+In safe mode (`--no-plugins`) no server is started, since each is third-party code; the
+commands stay, so `hearth mcp list` still shows what is configured.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import click
+
+from hearth import Connector, HearthError, hookimpl, safe_mode
+from hearth.connectors.mcp import config
+from hearth.connectors.mcp.cli import mcp_commands
+from hearth.connectors.mcp.connector import server_connectors
+from hearth.connectors.mcp.names import builtin_connector_names
+from hearth.connectors.mcp.runtime import McpRuntime
+
+logger = logging.getLogger(__name__)
+
+
+@hookimpl
+def register_connectors(register: Callable[[Connector], None]) -> None:
+    if safe_mode():
+        return
+    try:
+        servers = config.load()
+    except HearthError as error:
+        logger.warning("MCP servers not loaded: %s", error)
+        return
+    for connector in server_connectors(servers, McpRuntime(), builtin_connector_names()):
+        register(connector)
+
+
+@hookimpl
+def register_commands(register: Callable[[click.Command], None]) -> None:
+    register(mcp_commands())

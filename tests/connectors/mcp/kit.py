@@ -1,0 +1,52 @@
+"""Helpers for the MCP connector tests: the test server's config, its call log, the plugin."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hearth import Connector, hookimpl
+from hearth.connectors.mcp import config, plugin
+from hearth.connectors.mcp.config import ServerConfig
+from tests.connectors.mcp.server_app import LOG_ENV
+
+SERVER_APP = Path(__file__).with_name("server_app.py")
+
+
+def stdio_server(log: Path, **fields: Any) -> ServerConfig:
+    """The test server over stdio, appending each call it sees to `log`."""
+    return ServerConfig(
+        command=sys.executable, args=[str(SERVER_APP)], env={LOG_ENV: str(log)}, **fields
+    )
+
+
+def calls(log: Path) -> list[str]:
+    """Every call the server saw, in order ("start" when it started)."""
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+class McpPlugin:
+    """The real plugin module's connectors, made once and handed to every assistant."""
+
+    def __init__(self) -> None:
+        self.connectors: list[Connector] | None = None
+
+    @hookimpl
+    def register_connectors(self, register: Callable[[Connector], None]) -> None:
+        if self.connectors is None:
+            made: list[Connector] = []
+            plugin.register_connectors(made.append)
+            self.connectors = made
+        for connector in self.connectors:
+            register(connector)
+
+    def stop(self) -> None:
+        for connector in self.connectors or ():
+            connector.stop()
+
+
+def configure(**servers: ServerConfig) -> None:
+    """Write these servers to `mcp.json` in the test's Hearth home."""
+    config.save(config.McpConfig.model_validate({"mcpServers": servers}))
