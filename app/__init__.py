@@ -4,6 +4,8 @@ Never imports Qt, `hearth.ui` or `hearth.connectors` (enforced by import-linter)
 plugins use only what this module exports.
 """
 
+from typing import TYPE_CHECKING
+
 from hearth.background import Every
 from hearth.connector import Connector, ConnectorAction, StatusItem
 from hearth.errors import HearthError, ToolFailure, UndoFailed
@@ -24,13 +26,16 @@ from hearth.tools import (
 )
 
 __all__ = [
+    "Approver",
     "Connector",
     "ConnectorAction",
     "Every",
     "FolderAccess",
     "HearthError",
     "IndexStatus",
+    "Proposal",
     "SecretStorageUnavailable",
+    "Session",
     "SettingsError",
     "SettingsStore",
     "StatusItem",
@@ -40,6 +45,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolFailure",
     "ToolResult",
+    "Turn",
     "UndoFailed",
     "config_dir",
     "data_dir",
@@ -49,3 +55,15 @@ __all__ = [
     "safe_mode",
     "tool",
 ]
+
+if TYPE_CHECKING:
+    from hearth.scripting import Approver, Proposal, Session, Turn
+
+
+def __getattr__(name: str) -> object:
+    # `hearth.Session` pulls in the whole agent; a plugin importing `hearth` should not.
+    if name in ("Approver", "Proposal", "Session", "Turn"):
+        from hearth import scripting
+
+        return getattr(scripting, name)
+    raise AttributeError(f"module 'hearth' has no attribute {name!r}")

@@ -149,6 +149,7 @@ def main() -> int:
         QMessageBox.critical(None, "Hearth", f"Hearth could not start.\n\n{error}")
         return 1
     context = UiContext(assistant)
+    context.watch_plugins()
     window = MainWindow(context)
     watcher.theme_did_change.connect(lambda _theme: window.refresh_icons())
     tray = Tray(window)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThreadPool
+from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QWidget
 
 from hearth.assistant import Assistant
@@ -18,8 +18,11 @@ class UiContext(QObject):
     """The desktop app's handle on Hearth's core.
 
     Inference has its own worker (see the chat); everything else that touches disk, network or
-    connectors runs on `pool` through `run`.
+    connectors runs on `pool` through `run`. `plugins_did_change` fires (on this thread) after
+    a plugin file changed and was reloaded, once `watch_plugins()` started the watcher.
     """
+
+    plugins_did_change = Signal()
 
     def __init__(
         self,
@@ -51,6 +54,11 @@ class UiContext(QObject):
             success=success,
             failure=lambda error: self.errors.show(parent, doing, error),
         )
+
+    def watch_plugins(self) -> None:
+        """Reload the user's plugin files as they change; pages follow `plugins_did_change`."""
+        # Emitted from the watcher's thread; Qt queues it to this object's thread.
+        self.assistant.watch_plugins(self.plugins_did_change.emit)
 
     def shutdown(self) -> None:
         """Wait for background work; called before the application quits."""

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 from importlib.metadata import entry_points
 
 import click
 
 from hearth.errors import HearthError
+from hearth.plugins import DISABLE_ENV
 
 FRONTENDS = "hearth.frontends"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -23,7 +25,7 @@ VERBOSE_HANDLER = "hearth-verbose"
 # name -> ("module:attribute", short help). The short help is written here so that listing
 # the commands imports none of them; a test checks it against each command's own.
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
-    "ask": ("hearth.cli.chat:ask", "Ask one question and stream the answer."),
+    "ask": ("hearth.cli.ask_cmd:ask", "Ask one question and stream the answer."),
     "audit": (
         "hearth.cli.audit_cmd:audit",
         "Show and export the audit log of tool calls and consent decisions.",
@@ -32,6 +34,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "models": (
         "hearth.cli.models_cmd:models",
         "List, download, import and check the models Hearth can run.",
+    ),
+    "plugins": (
+        "hearth.cli.plugins_cmd:plugins",
+        "List, enable, disable and reload plugins, or start one of your own.",
     ),
     "undo": ("hearth.cli.undo_cmd:undo", "Undo the last COUNT actions Hearth took, newest first."),
 }
@@ -96,9 +102,26 @@ def show_logs(verbose: bool) -> None:
     logger.setLevel(logging.DEBUG)
 
 
+def _safe_mode(ctx: click.Context, parameter: click.Parameter, chosen: bool) -> bool:
+    # Eager, so it holds before any command (a plugin's, too) is looked up or loaded, and the
+    # desktop app and its worker threads inherit it through the environment.
+    if chosen:
+        os.environ[DISABLE_ENV] = "1"
+    return chosen
+
+
 @click.group(cls=HearthGroup, invoke_without_command=True)
 @click.version_option(package_name="hearth")
 @click.option("--verbose", is_flag=True, help="Show Hearth's debug log (llama.cpp's too).")
+@click.option(
+    "--no-plugins",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_safe_mode,
+    help="Safe mode: start without third-party code (plugin packages, your plugin files, MCP "
+    "servers); only what ships with Hearth.",
+)
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
     """Hearth, a private assistant that runs a small model on this computer."""

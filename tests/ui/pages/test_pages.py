@@ -25,4 +25,5 @@ def test_the_pages_are_listed_in_navigation_order() -> None:
         "Models",
         "Accounts",
         "Folders",
+        "Plugins",
     ]
