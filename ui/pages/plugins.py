@@ -94,6 +94,9 @@ class PluginsPage(QWidget):
         for widget in (self.heading, self.location, self.tools, self.servers, self.error):
             details.addWidget(widget)
         details.addWidget(self.traceback, 1)
+        # Takes the traceback's room while there is none, so the lines above stay together.
+        self.filler = QWidget()
+        details.addWidget(self.filler, 1)
         row = QHBoxLayout()
         row.addStretch(1)
         row.addWidget(self.toggle)
@@ -148,6 +151,7 @@ class PluginsPage(QWidget):
             widget.setVisible(info is not None)
         self.error.setVisible(bool(info and info.error))
         self.traceback.setVisible(bool(info and info.details))
+        self.filler.setVisible(not self.traceback.isVisibleTo(self))
         if info is None:
             return
         self.heading.setText(f"{info.name} · {SOURCE_WORDS.get(info.source, info.source)}")

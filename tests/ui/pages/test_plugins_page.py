@@ -16,6 +16,7 @@ from hearth.assistant import Assistant
 from hearth.paths import plugins_dir
 from hearth.ui.context import UiContext
 from hearth.ui.pages.plugins import PluginsPage
+from tests.connectors.mcp.kit import McpPlugin, configure, stdio_server
 from tests.ui.conftest import save_screenshot
 
 BROKEN = "from hearth import tool\n\ndef oops(:\n    pass\n"
@@ -106,3 +107,31 @@ def test_a_fixed_file_reloads_by_itself(
         (folder / "clock.py").write_text(FIXED)
     qtbot.waitUntil(lambda: rows(page)["clock"][1] == "Loaded", timeout=15_000)
     assert context.assistant.tools.get("clock.now") is not None
+
+
+@pytest.fixture
+def mcp_assistant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Assistant]:
+    monkeypatch.delenv("HEARTH_DISABLE_PLUGINS")
+    configure(Notes=stdio_server(tmp_path / "calls.log"))
+    servers = McpPlugin()
+    core = Assistant(plugins=[servers], entry_points=False, start_connectors=False)
+    yield core
+    core.close()
+    servers.stop()
+
+
+def test_an_mcp_server_shows_its_tools_and_how_it_stands(
+    qtbot: QtBot, mcp_assistant: Assistant
+) -> None:
+    context = UiContext(mcp_assistant)
+    page = PluginsPage(context)
+    qtbot.addWidget(page)
+    page.resize(960, 760)
+    with qtbot.waitSignal(page.plugins_did_load, timeout=10_000):
+        page.show()
+    page.select("McpPlugin")
+    assert "notes.read_note" in page.tools.text() and "notes.echo" in page.tools.text()
+    qtbot.waitUntil(lambda: page.servers.isVisible(), timeout=15_000)
+    assert page.servers.text().startswith("Notes (MCP): connected")
+    save_screenshot(page, "plugins_page_mcp")
+    context.shutdown()
