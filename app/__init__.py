@@ -12,7 +12,7 @@ from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.hookspecs import hookimpl
 from hearth.journal import journal_step
-from hearth.paths import config_dir, data_dir
+from hearth.paths import config_dir, data_dir, write_json_atomically
 from hearth.plugins import safe_mode
 from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
 from hearth.timeslots import TimeSlot
@@ -54,6 +54,7 @@ __all__ = [
     "make_tool",
     "safe_mode",
     "tool",
+    "write_json_atomically",
 ]
 
 if TYPE_CHECKING:

@@ -8,15 +8,13 @@ not validate is never overwritten.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
 
-from hearth import HearthError, config_dir
+from hearth import HearthError, config_dir, write_json_atomically
 
 FILE_NAME = "mcp.json"
 SERVERS_KEY = "mcpServers"
@@ -111,18 +109,7 @@ def parse(text: str, path: Path) -> McpConfig:
 
 def save(config: McpConfig, path: Path | None = None) -> None:
     """Write the configuration atomically: a temp file beside it, flushed, then renamed over."""
-    path = path or config_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(config.as_json(), indent=2, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(temp).replace(path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_json_atomically(path or config_path(), config.as_json())
 
 
 def add_server(name: str, server: ServerConfig, *, replace: bool = False) -> None:

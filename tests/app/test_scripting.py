@@ -3,32 +3,15 @@ goes to its approver, which sees what the call would do and why Hearth asks."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import hearth
 from hearth.assistant import Assistant
-from hearth.connectors.files import FileLibrary, FilesConnector
+from hearth.connectors.files import FilesConnector
 from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.files.kit import FilesPlugin
-
-
-@pytest.fixture
-def documents(tmp_path: Path) -> Path:
-    folder = tmp_path / "Documents"
-    folder.mkdir()
-    (folder / "budget.txt").write_text("Remember the quarterly budget review on Friday.\n")
-    return folder
-
-
-@pytest.fixture
-def files(documents: Path) -> Iterator[FilesConnector]:
-    connector = FilesConnector(FileLibrary(poll_seconds=0.5))
-    connector.grant(documents)
-    yield connector
-    connector.close()
 
 
 def session(

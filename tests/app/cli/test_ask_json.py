@@ -4,7 +4,6 @@ the whole turn; nothing is ever asked, so only rules let a tool run."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,25 +13,9 @@ from click.testing import CliRunner
 from hearth.assistant import Assistant
 from hearth.cli import ask_cmd, chat
 from hearth.cli.main import cli
-from hearth.connectors.files import FileLibrary, FilesConnector
+from hearth.connectors.files import FilesConnector
 from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.files.kit import FilesPlugin
-
-
-@pytest.fixture
-def documents(tmp_path: Path) -> Path:
-    folder = tmp_path / "Documents"
-    folder.mkdir()
-    (folder / "budget.txt").write_text("Remember the quarterly budget review on Friday.\n")
-    return folder
-
-
-@pytest.fixture
-def files(documents: Path) -> Iterator[FilesConnector]:
-    connector = FilesConnector(FileLibrary(poll_seconds=0.5))
-    connector.grant(documents)
-    yield connector
-    connector.close()
 
 
 def ask_json(

@@ -4,7 +4,6 @@ are reported once, malformed calls show a note and results show a summary."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from hearth.assistant import Assistant
 from hearth.cli import chat as chat_module
-from hearth.connectors.files import FileLibrary, FilesConnector
+from hearth.connectors.files import FilesConnector
 from hearth.consent import ConsentError, ConsentGate
 from hearth.ruling import Reason
 from hearth.store import AuditLog, open_database
@@ -22,22 +21,6 @@ from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.files.kit import FilesPlugin
 
 CTRL_C = object()
-
-
-@pytest.fixture
-def documents(tmp_path: Path) -> Path:
-    folder = tmp_path / "Documents"
-    folder.mkdir()
-    (folder / "budget.txt").write_text("Remember the quarterly budget review on Friday.\n")
-    return folder
-
-
-@pytest.fixture
-def files(documents: Path) -> Iterator[FilesConnector]:
-    connector = FilesConnector(FileLibrary(poll_seconds=0.5))
-    connector.grant(documents)
-    yield connector
-    connector.close()
 
 
 def run_chat(
