@@ -244,7 +244,11 @@ def test_mail_written_offline_is_sent_from_the_page_only_once_confirmed(
         qtbot.waitUntil(lambda: bool(form_panel.action_row.buttons), timeout=TEST_TIMEOUT_MS)
         [button] = form_panel.action_row.buttons
         assert button.text() == "Send 1 message waiting…"
-        assert "1 message waiting for you to send" in form_panel.connector_status.text()
+        # The status line is read on the pool apart from the buttons: it may come second.
+        qtbot.waitUntil(
+            lambda: "1 message waiting for you to send" in form_panel.connector_status.text(),
+            timeout=TEST_TIMEOUT_MS,
+        )
 
         button.click()
         box = form_panel.action_row.confirm_box
