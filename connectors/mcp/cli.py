@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from hearth import HearthError, safe_mode
 from hearth.connectors.mcp import config as settings
 from hearth.connectors.mcp.config import ServerConfig
-from hearth.connectors.mcp.connector import Discovery, discover
-from hearth.connectors.mcp.runtime import McpRuntime
-from hearth.connectors.mcp.tools import claims
+
+if TYPE_CHECKING:
+    from hearth.connectors.mcp.connector import Discovery
 
 _T = TypeVar("_T")
 SAFE_MODE_NOTE = "not started: safe mode (--no-plugins) runs no MCP servers"
@@ -112,6 +112,8 @@ def tools(name: str) -> None:
             raise click.ClickException(SAFE_MODE_NOTE)
         if item.problem:
             raise click.ClickException(item.problem)
+        from hearth.connectors.mcp.tools import claims
+
         for listed in item.listed:
             said = claims(listed.annotations)
             click.echo(f"{listed.name}: {(listed.description or '').strip()}")
@@ -124,6 +126,11 @@ def _connected(servers: dict[str, ServerConfig]) -> Iterator[dict[str, Discovery
     if safe_mode():
         yield {}
         return
+    # Imported here: the mcp package takes most of a second to import, and every `hearth`
+    # command registers these commands, configured servers or not.
+    from hearth.connectors.mcp.connector import discover
+    from hearth.connectors.mcp.runtime import McpRuntime
+
     runtime = McpRuntime()
     try:
         yield discover(servers, runtime)

@@ -14,9 +14,6 @@ import click
 from hearth import Connector, HearthError, hookimpl, safe_mode
 from hearth.connectors.mcp import config
 from hearth.connectors.mcp.cli import mcp_commands
-from hearth.connectors.mcp.connector import server_connectors
-from hearth.connectors.mcp.names import builtin_connector_names
-from hearth.connectors.mcp.runtime import McpRuntime
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +27,13 @@ def register_connectors(register: Callable[[Connector], None]) -> None:
     except HearthError as error:
         logger.warning("MCP servers not loaded: %s", error)
         return
+    if not servers.servers:
+        return
+    # The mcp package is imported only when a server is configured (most of a second).
+    from hearth.connectors.mcp.connector import server_connectors
+    from hearth.connectors.mcp.names import builtin_connector_names
+    from hearth.connectors.mcp.runtime import McpRuntime
+
     for connector in server_connectors(servers, McpRuntime(), builtin_connector_names()):
         register(connector)
 
