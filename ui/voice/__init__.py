@@ -1,0 +1,1 @@
+"""Voice input in the desktop app: the push-to-talk button, its meter and its recording."""
