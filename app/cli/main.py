@@ -40,6 +40,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "List, enable, disable and reload plugins, or start one of your own.",
     ),
     "undo": ("hearth.cli.undo_cmd:undo", "Undo the last COUNT actions Hearth took, newest first."),
+    "voice": (
+        "hearth.cli.voice_cmd:voice",
+        "Check voice input, download speech models, and transcribe speech.",
+    ),
 }
 
 

@@ -88,9 +88,9 @@ def download_command(model_id: str) -> None:
         )
         return
     cancel = threading.Event()
-    line = _ProgressLine()
+    line = ProgressLine()
     try:
-        path = _run_interruptibly(
+        path = run_interruptibly(
             lambda: download_model(entry, progress=line, cancel=cancel), cancel
         )
     except DownloadCancelled:
@@ -105,7 +105,7 @@ def download_command(model_id: str) -> None:
     click.echo(f"Installed {entry.id}: {path}")
 
 
-def _run_interruptibly(work: Callable[[], Path], cancel: threading.Event) -> Path:
+def run_interruptibly(work: Callable[[], Path], cancel: threading.Event) -> Path:
     """Run `work` on a worker thread so Ctrl-C becomes a clean cancel, not a torn write.
 
     Ctrl-C may land anywhere, even while the worker is being started: once `work` has begun, it
@@ -139,7 +139,7 @@ def _fill(outcome: concurrent.futures.Future[Path], work: Callable[[], Path]) ->
         outcome.set_exception(error)
 
 
-class _ProgressLine:
+class ProgressLine:
     """Redraws one stderr line with percent, MB done, speed and ETA."""
 
     def __init__(self) -> None:

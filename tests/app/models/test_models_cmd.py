@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hearth.cli.models_cmd import _run_interruptibly, format_progress, models
+from hearth.cli.models_cmd import format_progress, models, run_interruptibly
 from hearth.errors import ChecksumMismatch, DownloadCancelled, DownloadError, ModelFileError
 from hearth.models.download import DownloadProgress
 from tests.fixtures.fake_hub import FakeHub
@@ -238,4 +238,4 @@ def _interrupt_at_start_50_times() -> None:
             raise DownloadCancelled("stopped")
 
         with pytest.raises(DownloadCancelled):
-            _run_interruptibly(download, cancel)
+            run_interruptibly(download, cancel)
