@@ -12,17 +12,20 @@ from hearth.assistant import Assistant
 from hearth.settings import SettingsStore
 from hearth.ui.errors import ErrorReporter
 from hearth.ui.ops import run_op
+from hearth.voice.service import Dictation
 
 
 class UiContext(QObject):
     """The desktop app's handle on Hearth's core.
 
     Inference has its own worker (see the chat); everything else that touches disk, network or
-    connectors runs on `pool` through `run`. `plugins_did_change` fires (on this thread) after
+    connectors runs on `pool` through `run`. `voice` is voice input's core, shared by every
+    window. `plugins_did_change` fires (on this thread) after
     a plugin file changed and was reloaded, once `watch_plugins()` started the watcher.
     """
 
     plugins_did_change = Signal()
+    voice_did_change = Signal()  # the voice settings changed, or a speech model arrived
 
     def __init__(
         self,
@@ -36,6 +39,7 @@ class UiContext(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(4)
         self.errors = ErrorReporter(self)
+        self.voice = Dictation(window=True)
 
     def run(
         self,

@@ -159,6 +159,7 @@ class MainWindow(QMainWindow):
         controller.conversation_did_change.connect(self._conversation_changed)
         controller.busy_did_change.connect(self._busy_changed)
         self.chat.open_models_requested.connect(lambda: self.open_page("Models"))
+        self.chat.voice.state_did_change.connect(lambda _state: self._sync_escape())
 
     def _add_shortcuts(self) -> None:
         def bind(
@@ -245,14 +246,20 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{title} — Hearth" if title else "Hearth")
 
     def _busy_changed(self, busy: bool) -> None:
-        self.stop_shortcut.setEnabled(busy)
+        self._sync_escape()
         if not busy:
             self.conversations.refresh()  # the conversation moved to the top
 
+    def _sync_escape(self) -> None:
+        # One Esc at a time: while the user is talking, it cancels that (the chat's own).
+        listening = self.chat.voice_escape.isEnabled()
+        self.stop_shortcut.setEnabled(self.controller.busy and not listening)
+
     def shutdown(self) -> None:
-        """Stop the reply and the inference thread; safe to call more than once."""
+        """Stop listening, the reply and the inference thread; safe to call more than once."""
         if not self._closed:
             self._closed = True
+            self.chat.voice.cancel()
             self.controller.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:

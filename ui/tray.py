@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QCursor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QMenu,
     QPushButton,
@@ -21,7 +22,10 @@ from PySide6.QtWidgets import (
 from hearth.ui import theme
 from hearth.ui.chat.controller import ChatController
 from hearth.ui.chat.view import TranscriptView
+from hearth.ui.context import UiContext
 from hearth.ui.main_window import MainWindow
+from hearth.ui.voice.input import VoiceInput, VoiceState
+from hearth.ui.voice.widgets import VoiceButton, VoiceStrip
 
 LONG_TASK_S = 10.0
 EXCERPT_CHARS = 120
@@ -31,12 +35,15 @@ BUSY = "Hearth is still answering in the main window."
 class QuickAsk(QWidget):
     """A small window on top of everything: ask one thing and watch the answer arrive.
 
-    It is a second view of the chat's transcript, so cards can be answered here too.
+    It is a second view of the chat's transcript, so cards can be answered here too. Its mic
+    puts what the user says into the question box, like the composer's.
     """
 
     open_main = Signal()
 
-    def __init__(self, controller: ChatController, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, controller: ChatController, context: UiContext, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent, Qt.WindowType.Tool | Qt.WindowType.WindowStaysOnTopHint)
         self.setObjectName("quickAsk")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
@@ -51,6 +58,14 @@ class QuickAsk(QWidget):
         self.view.delegate.card_answered.connect(controller.answer)
         self.view.delegate.undo_requested.connect(controller.undo)
         controller.consent_did_ask.connect(self._consent_asked)
+        self.mic = VoiceButton()
+        self.voice_strip = VoiceStrip()
+        self.note = QLabel()
+        self.note.setObjectName("hint")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        self.voice = VoiceInput(context, self)
+        self._connect_voice()
         more = QPushButton("Open in Hearth")
         more.setProperty("flat", True)
         more.clicked.connect(self.open_main)
@@ -58,8 +73,11 @@ class QuickAsk(QWidget):
         layout.setContentsMargins(12, 12, 12, 10)
         row = QHBoxLayout()
         row.addWidget(self.question, 1)
+        row.addWidget(self.mic)
         row.addWidget(more)
         layout.addLayout(row)
+        layout.addWidget(self.voice_strip)
+        layout.addWidget(self.note)
         layout.addWidget(self.view, 1)
         QShortcut(QKeySequence("Esc"), self, self._escape)
 
@@ -74,6 +92,34 @@ class QuickAsk(QWidget):
         if self.controller.send(text):
             self.question.clear()
 
+    def _connect_voice(self) -> None:
+        voice = self.voice
+        self.mic.start_requested.connect(voice.start)
+        self.mic.finish_requested.connect(voice.finish)
+        self.voice_strip.cancel_requested.connect(voice.cancel)
+        voice.state_did_change.connect(self._voice_state)
+        voice.level_did_change.connect(self.voice_strip.show_level)
+        voice.transcribed.connect(self._heard)
+        voice.said.connect(self._voice_said)
+        voice.check()
+
+    def _voice_state(self, state: VoiceState) -> None:
+        if state is VoiceState.RECORDING:
+            self.note.hide()
+        self.mic.show_state(state, self.voice.problem)
+        self.voice_strip.show_state(state)
+
+    def _heard(self, text: str) -> None:
+        current = self.question.text().rstrip()
+        self.question.setText(f"{current} {text}" if current else text)
+        self.question.setFocus()
+        if self.voice.send_at_once:
+            self.ask()
+
+    def _voice_said(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.show()
+
     def toggle(self) -> None:
         if self.isVisible() and self.isActiveWindow():
             self.hide()
@@ -87,7 +133,9 @@ class QuickAsk(QWidget):
         self.question.setFocus()
 
     def _escape(self) -> None:
-        if self.controller.busy:
+        if self.voice.state in (VoiceState.RECORDING, VoiceState.TRANSCRIBING):
+            self.voice.cancel()
+        elif self.controller.busy:
             self.controller.stop()
         else:
             self.hide()
@@ -105,7 +153,7 @@ class Tray(QObject):
     def __init__(self, window: MainWindow, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.window = window
-        self.quick_ask = QuickAsk(window.controller)
+        self.quick_ask = QuickAsk(window.controller, window.context)
         self.quick_ask.open_main.connect(self.show_window)
         self.icon = QSystemTrayIcon(theme.app_icon(), self)
         self.icon.setToolTip("Hearth")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,10 +11,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from hearth import HearthError
-from hearth.ui.chat.composer import VOICE_LATER
 from hearth.ui.chat.entries import ReasoningEntry
 from hearth.ui.context import UiContext
 from hearth.ui.main_window import MainWindow, available_pages
+from hearth.ui.voice.input import VoiceState
 from tests.ui.chat.kit import Desk, Harness, PausingModel, make_assistant, open_window
 from tests.ui.conftest import save_screenshot
 
@@ -147,11 +148,19 @@ def test_the_composer_is_keyboard_first(harness: Harness, qtbot: Any) -> None:
     harness.wait_for_turn_end()
 
 
-def test_voice_is_a_visible_placeholder_for_a_later_release(harness: Harness, qtbot: Any) -> None:
+def test_without_a_microphone_the_mic_button_is_off_and_says_why(
+    harness: Harness, qtbot: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # No sound server answers, so PortAudio finds no input at all (as on a desktop without one).
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path / 'no-server'}")
     voice = harness.chat.composer.voice
-    assert voice.isVisible() and VOICE_LATER in voice.toolTip()
+    harness.chat.voice.check()
+    qtbot.waitUntil(lambda: harness.chat.voice.state is VoiceState.UNAVAILABLE, timeout=20_000)
+    assert voice.isVisible() and not voice.isEnabled()
+    assert "No microphone was found" in voice.toolTip()
+    assert voice.accessibleDescription() == voice.toolTip()
     qtbot.mouseClick(voice, Qt.MouseButton.LeftButton)
-    assert harness.chat.hint.text() == VOICE_LATER
+    assert harness.chat.voice.state is VoiceState.UNAVAILABLE
 
 
 def test_the_model_indicator_shows_model_quant_speed_and_context(

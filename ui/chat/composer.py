@@ -1,4 +1,4 @@
-"""Where the user writes: a growing text box with Send, Stop, "use a tool" and the voice button.
+"""Where the user writes: a growing text box with Send, Stop, "use a tool" and push-to-talk.
 
 Enter or Ctrl+Enter sends, Shift+Enter starts a new line.
 """
@@ -10,10 +10,10 @@ from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from hearth.ui import theme
+from hearth.ui.voice.widgets import VoiceButton, VoiceStrip
 
 MAX_LINES = 8
 PLACEHOLDER = "Ask Hearth anything…"
-VOICE_LATER = "Push-to-talk voice comes in a later release."
 
 
 class ComposerEdit(QPlainTextEdit):
@@ -82,7 +82,6 @@ class Composer(QFrame):
 
     send_requested = Signal(str, str)  # (text, tool choice: "auto" or "required")
     stop_requested = Signal()
-    voice_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,16 +92,17 @@ class Composer(QFrame):
         self.editor.installEventFilter(self)
         self.use_tool = _tool_button("tool", "Use a tool for this message (Ctrl+T)")
         self.use_tool.setCheckable(True)
-        self.voice = _tool_button("mic", f"Voice input. {VOICE_LATER}")
+        self.voice = VoiceButton()
+        self.voice_strip = VoiceStrip()
         self.stop = _tool_button("stop", "Stop the reply (Esc)")
         self.send = _tool_button("send", "Send (Enter)", accent=True)
-        self.voice.clicked.connect(self.voice_requested)
         self.stop.clicked.connect(self.stop_requested)
         self.send.clicked.connect(self.submit)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 8, 8)
         layout.setSpacing(4)
         layout.addWidget(self.editor)
+        layout.addWidget(self.voice_strip)
         row = QHBoxLayout()
         row.setSpacing(6)
         row.addWidget(self.use_tool)
@@ -129,6 +129,18 @@ class Composer(QFrame):
         if self.text().strip() and not self._busy:
             self.send_requested.emit(self.text(), self.tool_choice)
 
+    def insert_transcript(self, text: str) -> None:
+        """Put what the user said where the cursor is, spaced from the words around it."""
+        cursor = self.editor.textCursor()
+        before = self.text()[: cursor.position()]
+        if before and not before[-1].isspace():
+            text = " " + text
+        elif not before.strip():
+            text = text[:1].upper() + text[1:]
+        cursor.insertText(text)
+        self.editor.setTextCursor(cursor)
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def sent(self) -> None:
         """The message was accepted: empty the box for the next one."""
         self.editor.clear()
@@ -140,7 +152,8 @@ class Composer(QFrame):
 
     def refresh_icons(self) -> None:
         colours = theme.current()
-        for button in (self.use_tool, self.voice, self.stop, self.send):
+        self.voice.refresh_icon()
+        for button in (self.use_tool, self.stop, self.send):
             # Stop is drawn in the text colour so that, off, its muted icon reads as disabled.
             colour = colours.muted
             if button is self.send:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -16,12 +16,14 @@ from PySide6.QtWidgets import (
 
 from hearth.agent import Answer
 from hearth.ui import theme
-from hearth.ui.chat.composer import VOICE_LATER, Composer
+from hearth.ui.chat.composer import Composer
 from hearth.ui.chat.controller import ChatController
 from hearth.ui.chat.rows import MAX_COLUMN, SIDE
 from hearth.ui.chat.status import ModelStatus
 from hearth.ui.chat.view import TranscriptView
 from hearth.ui.context import UiContext
+from hearth.ui.voice.input import VoiceInput, VoiceState
+from hearth.ui.voice.widgets import SHORTCUT
 
 KEY_HINTS = (
     "Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+T uses a tool · Ctrl+N starts anew"
@@ -116,6 +118,11 @@ class ChatPanel(QWidget):
         self.view = TranscriptView()
         self.view.setModel(controller.transcript)
         self.composer = Composer()
+        self.voice = VoiceInput(context, self)
+        self.voice_escape = QShortcut(QKeySequence("Esc"), self, self.voice.cancel)
+        self.voice_escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.voice_escape.setEnabled(False)  # only while listening: Esc stops a reply otherwise
+        QShortcut(QKeySequence(SHORTCUT), self, self.voice.toggle)
         self.hint = QLabel(KEY_HINTS)
         self.hint.setObjectName("hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -125,6 +132,7 @@ class ChatPanel(QWidget):
         self._connect()
         self.title.set_full_text(controller.title)
         self.status.refresh()
+        self.voice.check()
 
     def _lay_out(self) -> None:
         header = QWidget()
@@ -159,7 +167,7 @@ class ChatPanel(QWidget):
         controller = self.controller
         self.composer.send_requested.connect(self._send)
         self.composer.stop_requested.connect(controller.stop)
-        self.composer.voice_requested.connect(lambda: self.show_hint(VOICE_LATER))
+        self._connect_voice()
         controller.busy_did_change.connect(self.composer.set_busy)
         controller.conversation_did_change.connect(
             lambda _id, title: self.title.set_full_text(title)
@@ -169,6 +177,26 @@ class ChatPanel(QWidget):
         controller.turn_did_finish.connect(lambda *_: self.status.refresh())
         self.view.delegate.card_answered.connect(self._card_answered)
         self.view.delegate.undo_requested.connect(controller.undo)
+
+    def _connect_voice(self) -> None:
+        voice, composer = self.voice, self.composer
+        composer.voice.start_requested.connect(voice.start)
+        composer.voice.finish_requested.connect(voice.finish)
+        composer.voice_strip.cancel_requested.connect(voice.cancel)
+        voice.state_did_change.connect(self._voice_state)
+        voice.level_did_change.connect(composer.voice_strip.show_level)
+        voice.transcribed.connect(self._heard)
+        voice.said.connect(self.show_hint)
+
+    def _voice_state(self, state: VoiceState) -> None:
+        self.composer.voice.show_state(state, self.voice.problem)
+        self.composer.voice_strip.show_state(state)
+        self.voice_escape.setEnabled(state in (VoiceState.RECORDING, VoiceState.TRANSCRIBING))
+
+    def _heard(self, text: str) -> None:
+        self.composer.insert_transcript(text)
+        if self.voice.send_at_once:
+            self.composer.submit()
 
     def _send(self, text: str, tool_choice: str) -> None:
         if self.controller.send(text, "required" if tool_choice == "required" else "auto"):

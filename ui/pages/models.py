@@ -7,9 +7,11 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QTableView,
     QWidget,
 )
@@ -29,6 +31,7 @@ from hearth.ui.pages.chrome import Banner, Tone, configure_table, page_layout, s
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
 from hearth.ui.pages.model_downloads import DownloadingPage
+from hearth.ui.pages.speech_section import SpeechSection
 from hearth.ui.pages.threads_control import ThreadsControl
 from hearth.ui.pages.units import file_size
 
@@ -71,6 +74,7 @@ class ModelsPage(DownloadingPage):
         self.import_button = QPushButton("Import .gguf…")
         self.panel = DownloadPanel()
         self.threads = ThreadsControl(context)
+        self.speech = SpeechSection(context)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.loading = QLabel(LOADING_MODELS)
@@ -103,6 +107,13 @@ class ModelsPage(DownloadingPage):
         layout.addWidget(self.threads)
         layout.addWidget(self.panel)
         layout.addWidget(self.status)
+        # Voice input scrolls on its own, so a short window keeps four rows of models in view.
+        self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 5 + 8)
+        speech = QScrollArea()
+        speech.setWidget(self.speech)
+        speech.setWidgetResizable(True)
+        speech.setFrameShape(QFrame.Shape.NoFrame)
+        layout.addWidget(speech)
 
     def _connect(self) -> None:
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
