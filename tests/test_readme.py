@@ -33,6 +33,8 @@ AS_WRITTEN = {
     ("scripts/run", "mail", "status"),
     ("scripts/run", "mail", "outbox"),
     ("scripts/run", "undo", "--list"),
+    ("scripts/run", "voice", "status"),
+    ("scripts/run", "voice", "models"),
 }
 NOT_RUN = {("scripts/test",)}
 

@@ -74,8 +74,8 @@ def status_command(as_json: bool) -> None:
 def models_command() -> None:
     """List the speech models and which are installed."""
     installed: dict[str, InstalledSpeechModel] = {}
-    for model in installed_speech_models():  # the one used first wins
-        installed.setdefault(model.entry.id, model)
+    for found in installed_speech_models():  # the one used first wins
+        installed.setdefault(found.entry.id, found)
     wanted = entry_for(Dictation().settings).id
     for entry in speech_catalog():
         model = installed.get(entry.id)

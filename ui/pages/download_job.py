@@ -1,31 +1,37 @@
-"""A model download on the worker pool, reporting progress to the main thread; cancellable."""
+"""A download on the worker pool, reporting progress to the main thread; cancellable.
+
+It runs any `fetch(progress, cancel)`: a GGUF (`DownloadJob.of_model`) or a speech model folder.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from hearth.errors import DownloadCancelled
-from hearth.models import CatalogEntry, DownloadProgress, download_model
+from hearth.models import CatalogEntry, DownloadProgress, ProgressCallback, download_model
 from hearth.ui.ops import run_op
 
 PROGRESS_INTERVAL_S = 0.1
 
+Fetch = Callable[[ProgressCallback, threading.Event], Path]
+
 
 class DownloadJob(QObject):
-    """Downloads one catalog entry; emits `progressed`, then `finished` or `failed`."""
+    """Runs one download; emits `progressed`, then `finished`, `cancelled` or `failed`."""
 
     progressed = Signal(object)  # DownloadProgress, at most every PROGRESS_INTERVAL_S
     finished = Signal(object)  # the installed Path
     cancelled = Signal(str)  # what is kept for resuming, in words
     failed = Signal(object)  # the exception
 
-    def __init__(self, entry: CatalogEntry, parent: QObject | None = None) -> None:
+    def __init__(self, fetch: Fetch, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.entry = entry
+        self._fetch = fetch
         self._cancel = threading.Event()
         self._last_report = 0.0
         stop = self._cancel
@@ -43,8 +49,15 @@ class DownloadJob(QObject):
     def is_cancelled(self) -> bool:
         return self._cancel.is_set()
 
+    @classmethod
+    def of_model(cls, entry: CatalogEntry, parent: QObject | None = None) -> DownloadJob:
+        """A job that downloads a catalog model's GGUF file."""
+        return cls(
+            lambda progress, cancel: download_model(entry, progress=progress, cancel=cancel), parent
+        )
+
     def _download(self) -> Path:
-        return download_model(self.entry, progress=self._report, cancel=self._cancel)
+        return self._fetch(self._report, self._cancel)
 
     def _report(self, progress: DownloadProgress) -> None:
         # Runs on the worker: the signal is queued to the main thread.

@@ -48,7 +48,7 @@ class DownloadingPage(QWidget):
         if row is None or not row.downloadable or self.job is not None:
             return
         assert row.entry is not None
-        self.job = job = DownloadJob(row.entry, self)
+        self.job = job = DownloadJob.of_model(row.entry, self)
         job.progressed.connect(lambda progress: self._progressed(row, progress))
         job.finished.connect(lambda path: self._downloaded(row, path))
         job.cancelled.connect(lambda kept: self._download_stopped(row, "cancelled", kept))

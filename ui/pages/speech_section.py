@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (
@@ -24,7 +23,7 @@ from hearth.ui.pages.download_panel import DownloadPanel
 from hearth.ui.pages.units import file_size, percent
 from hearth.voice import speech_models
 from hearth.voice.errors import VoiceError
-from hearth.voice.settings import VoiceSettings, load_voice_settings, save_voice_settings
+from hearth.voice.settings import VoiceSettings
 from hearth.voice.speech_download import download_speech_model
 from hearth.voice.speech_models import InstalledSpeechModel, SpeechEntry
 
@@ -41,18 +40,6 @@ def where(model: InstalledSpeechModel) -> str:
     """Where an installed model comes from, in words."""
     package = f"From the {(model.entry.package or '').replace('_', '-')} package"
     return {"user": "Installed", "bundled": "Comes with Hearth"}.get(model.source, package)
-
-
-class SpeechDownloadJob(DownloadJob):
-    """A DownloadJob fetching a Whisper folder instead of a GGUF file."""
-
-    def __init__(self, entry: SpeechEntry, parent: QWidget | None = None) -> None:
-        # DownloadJob keeps the entry only to hand it to `_download`, overridden here.
-        super().__init__(entry, parent)  # type: ignore[arg-type]
-        self.speech = entry
-
-    def _download(self) -> Path:
-        return download_speech_model(self.speech, progress=self._report, cancel=self._cancel)
 
 
 @dataclass(frozen=True)
@@ -79,9 +66,9 @@ class SpeechSection(QWidget):
         super().__init__(parent)
         self.context = context
         self.catalog = speech_models.speech_catalog()
-        self.settings: VoiceSettings | None = None  # None until read from disk, on the pool
+        self.settings: VoiceSettings | None = None  # None until the controls show them
         self.installed: dict[str, InstalledSpeechModel] = {}
-        self.job: SpeechDownloadJob | None = None
+        self.job: DownloadJob | None = None
         self.rows: dict[str, _Row] = {}
         self.devices: list[str] = []
         self.language = _combo("Speech language", LANGUAGES)
@@ -94,14 +81,11 @@ class SpeechSection(QWidget):
         self.panel = DownloadPanel()
         self.panel.cancel_requested.connect(self.cancel_download)
         self._lay_out()
-        for control in (self.language, self.model_size, self.send_at_once, self.microphone):
-            control.setEnabled(False)  # until the saved settings are read, on the pool
+        self.microphone.setEnabled(False)  # until the devices are listed, on the pool
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.cancel_download)
-        self.context.run(
-            load_voice_settings, receiver=self, success=self._show_settings, doing="read a setting"
-        )
+        self._show_settings(context.voice.settings)
         self.refresh()
         self.list_microphones()
 
@@ -175,7 +159,10 @@ class SpeechSection(QWidget):
         """Start downloading `entry` on the pool; one download at a time."""
         if self.job is not None or self.installed.get(entry.id) is not None:
             return
-        self.job = job = SpeechDownloadJob(entry, self)
+        self.job = job = DownloadJob(
+            lambda progress, cancel: download_speech_model(entry, progress=progress, cancel=cancel),
+            self,
+        )
         job.progressed.connect(lambda progress: self._progressed(entry, progress))
         job.finished.connect(lambda _path: self._stopped(entry, "done"))
         job.cancelled.connect(lambda _kept: self._stopped(entry, "cancelled"))
@@ -208,6 +195,8 @@ class SpeechSection(QWidget):
             self._show_row(other, paused if other == entry else "")
         if how != "cancelled":
             self.refresh()
+        if how == "done":
+            self.context.voice_did_change.emit()
         self.download_did_end.emit(how)
 
     def _show_settings(self, settings: VoiceSettings) -> None:
@@ -234,11 +223,15 @@ class SpeechSection(QWidget):
         )
         self._explain_choice()
         self.context.run(
-            lambda: save_voice_settings(settings),
+            lambda: self.context.voice.update(settings),
             receiver=self,
-            success=lambda _: self.settings_did_change.emit(settings),
+            success=lambda _: self._saved(settings),
             doing="save the voice settings",
         )
+
+    def _saved(self, settings: VoiceSettings) -> None:
+        self.settings_did_change.emit(settings)
+        self.context.voice_did_change.emit()  # every mic button checks again
 
     def _explain_choice(self) -> None:
         if self.settings is None:

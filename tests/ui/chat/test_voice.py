@@ -6,6 +6,9 @@ espeak-ng speaks the sentence; nothing here stands in for the microphone but the
 
 from __future__ import annotations
 
+import ctypes.util
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -179,3 +182,32 @@ def test_the_quick_ask_window_listens_too(ready: Harness, spoken: Path) -> None:
     assert word_error_rate([SENTENCE], [quick.question.text()]) <= 0.34
     assert ready.controller.transcript.entries == []  # for review, not sent
     quick.hide()
+
+
+def test_without_portaudio_the_button_is_off_and_says_what_to_install(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat, qtbot = harness.chat, harness.qtbot
+    qtbot.waitUntil(lambda: chat.voice.state is not VoiceState.CHECKING, timeout=WAIT_MS)
+    real = ctypes.util.find_library  # the real import then fails as it does without the library
+    monkeypatch.setattr(
+        ctypes.util, "find_library", lambda name: None if "portaudio" in name else real(name)
+    )
+    monkeypatch.delitem(sys.modules, "sounddevice", raising=False)
+    chat.voice.check()
+    button = chat.composer.voice
+    qtbot.waitUntil(lambda: "PortAudio" in button.toolTip(), timeout=WAIT_MS)
+    assert not button.isEnabled() and "libportaudio2" in button.toolTip()
+    chat.voice.toggle()  # the shortcut, too, only says why
+    assert chat.hint.text() == chat.voice.problem
+
+
+def test_a_microphone_that_vanishes_ends_the_recording_without_a_crash(ready: Harness) -> None:
+    chat, qtbot = ready.chat, ready.qtbot
+    QTest.mouseClick(chat.composer.voice, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: chat.voice.state is VoiceState.RECORDING, timeout=WAIT_MS)
+    qtbot.wait(300)
+    subprocess.run(["pactl", "unload-module", "module-null-sink"], check=True, timeout=10)
+    qtbot.waitUntil(lambda: chat.voice.state is VoiceState.IDLE, timeout=WAIT_MS)
+    assert chat.hint.text() == HEARD_NOTHING  # what was recorded (silence) was still read
+    assert not chat.composer.voice_strip.isVisible()
