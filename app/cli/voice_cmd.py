@@ -17,7 +17,7 @@ from hearth.cli.models_cmd import ProgressLine, run_interruptibly
 from hearth.errors import DownloadCancelled
 from hearth.voice.audio import record_file, write_wav
 from hearth.voice.capture import Microphone, input_devices
-from hearth.voice.errors import VoiceError, VoiceUnavailable
+from hearth.voice.errors import SpeechModelError, VoiceError, VoiceUnavailable
 from hearth.voice.service import Dictation
 from hearth.voice.settings import VoiceSettings
 from hearth.voice.speech_download import download_speech_model
@@ -27,6 +27,7 @@ from hearth.voice.speech_models import (
     installed_speech_models,
     speech_catalog,
     speech_entry,
+    verify_speech_model,
 )
 from hearth.voice.transcribe import Transcript
 
@@ -102,6 +103,18 @@ def download_command(model_id: str) -> None:
         sys.exit(130)
     line.finish()
     click.echo(f"Installed {entry.id}: {path}")
+
+
+@voice.command("verify")
+@click.argument("model_id", required=False)
+def verify_command(model_id: str | None) -> None:
+    """Re-check installed speech models (MODEL_ID, or all) against their download records."""
+    models = [m for m in installed_speech_models() if model_id in (None, m.entry.id)]
+    if not models:
+        raise SpeechModelError(f"No installed speech model is called '{model_id}'.")
+    for model in models:
+        verify_speech_model(model)
+        click.echo(f"{model.entry.id}: intact ({model.path})")
 
 
 @voice.command("use")

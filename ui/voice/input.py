@@ -119,8 +119,8 @@ class VoiceInput(QObject):
             self.context.pool,
             lambda: self.context.voice.transcribe(recording, cancel=cancel),
             receiver=self,
-            success=self._transcribed,
-            failure=self._failed,
+            success=lambda transcript: self._transcribed(transcript, cancel),
+            failure=lambda error: self._failed(error, cancel),
         )
 
     def cancel(self) -> None:
@@ -150,8 +150,8 @@ class VoiceInput(QObject):
         if not microphone.active:  # full, or the device went away
             self.finish()
 
-    def _transcribed(self, transcript: Transcript) -> None:
-        if self._cancel.is_set():
+    def _transcribed(self, transcript: Transcript, cancel: threading.Event) -> None:
+        if cancel.is_set():  # cancelled meanwhile; a new recording may be under way
             return
         self._set_state(VoiceState.IDLE)
         if transcript.text:
@@ -159,7 +159,9 @@ class VoiceInput(QObject):
         else:
             self.said.emit(HEARD_NOTHING)
 
-    def _failed(self, error: Exception) -> None:
+    def _failed(self, error: Exception, cancel: threading.Event) -> None:
+        if cancel.is_set():
+            return
         self._set_state(VoiceState.IDLE)
         if isinstance(error, HearthError):
             self.said.emit(describe_error(error)[0])

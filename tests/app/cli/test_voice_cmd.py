@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from hearth.cli.main import cli
+from hearth.errors import ChecksumMismatch
 from hearth.voice.errors import VoiceError, VoiceUnavailable
 from hearth.voice.speech_models import speech_models_dir
 from tests.app.voice.speech_hub import hub, published, tiny_en_files  # noqa: F401 - fixtures
@@ -114,6 +115,14 @@ def test_download_installs_a_verified_model_from_the_hub(
     assert f"Installed whisper-tiny.en: {folder}" in done.output
     assert (folder / "model.bin").read_bytes() == published["model.bin"]
     assert "downloaded" in hearth("models").output
+    assert f"whisper-tiny.en: intact ({folder})" in hearth("verify", "whisper-tiny.en").output
+    tokenizer = folder / "tokenizer.json"
+    damaged = bytearray(tokenizer.read_bytes())
+    damaged[100] ^= 0xFF  # same size, one byte different
+    tokenizer.write_bytes(bytes(damaged))
+    check = hearth("verify", "whisper-tiny.en")
+    assert isinstance(check.exception, ChecksumMismatch)
+    assert "tokenizer.json" in str(check.exception) and "Download" in str(check.exception)
 
 
 @pytest.mark.server

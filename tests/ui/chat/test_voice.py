@@ -211,3 +211,18 @@ def test_a_microphone_that_vanishes_ends_the_recording_without_a_crash(ready: Ha
     qtbot.waitUntil(lambda: chat.voice.state is VoiceState.IDLE, timeout=WAIT_MS)
     assert chat.hint.text() == HEARD_NOTHING  # what was recorded (silence) was still read
     assert not chat.composer.voice_strip.isVisible()
+
+
+def test_a_cancelled_transcript_never_lands_even_in_the_next_recording(
+    ready: Harness, spoken: Path
+) -> None:
+    chat, qtbot = ready.chat, ready.qtbot
+    say_while_held(ready, spoken)
+    assert chat.voice.state is VoiceState.TRANSCRIBING
+    chat.voice.cancel()
+    QTest.mouseClick(chat.composer.voice, Qt.MouseButton.LeftButton)  # talk again at once
+    assert chat.voice.state is VoiceState.RECORDING
+    qtbot.wait(3000)  # the first transcription has long finished on the pool
+    assert chat.voice.state is VoiceState.RECORDING
+    assert chat.composer.text() == ""
+    chat.voice.cancel()
