@@ -25,7 +25,7 @@ from hearth.ui.chat.view import TranscriptView
 from hearth.ui.context import UiContext
 from hearth.ui.main_window import MainWindow
 from hearth.ui.voice.input import VoiceInput, VoiceState
-from hearth.ui.voice.widgets import VoiceButton, VoiceStrip
+from hearth.ui.voice.widgets import VoiceButton, VoiceStrip, attach
 
 LONG_TASK_S = 10.0
 EXCERPT_CHARS = 120
@@ -94,11 +94,8 @@ class QuickAsk(QWidget):
 
     def _connect_voice(self) -> None:
         voice = self.voice
-        self.mic.start_requested.connect(voice.start)
-        self.mic.finish_requested.connect(voice.finish)
-        self.voice_strip.cancel_requested.connect(voice.cancel)
+        attach(voice, self.mic, self.voice_strip)
         voice.state_did_change.connect(self._voice_state)
-        voice.level_did_change.connect(self.voice_strip.show_level)
         voice.transcribed.connect(self._heard)
         voice.said.connect(self._voice_said)
         voice.check()
@@ -106,8 +103,6 @@ class QuickAsk(QWidget):
     def _voice_state(self, state: VoiceState) -> None:
         if state is VoiceState.RECORDING:
             self.note.hide()
-        self.mic.show_state(state, self.voice.problem)
-        self.voice_strip.show_state(state)
 
     def _heard(self, text: str) -> None:
         current = self.question.text().rstrip()

@@ -9,13 +9,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from hearth.errors import CatalogError
 
 CATALOG_RESOURCE = "models.toml"
+
+Entry = TypeVar("Entry", bound=BaseModel)
 
 
 class CatalogEntry(BaseModel):
@@ -79,17 +81,26 @@ class Catalog:
 
 def parse_catalog(text: str, origin: str = CATALOG_RESOURCE) -> Catalog:
     """Parse catalog TOML; CatalogError names the entry and field at fault."""
+    entries = parse_entries(text, origin, "model", CatalogEntry)
+    _check_one_default(entries, origin)
+    return Catalog(entries)
+
+
+def parse_entries(text: str, origin: str, table: str, kind: type[Entry]) -> tuple[Entry, ...]:
+    """The `[[table]]` entries of a catalog, each validated as `kind`, with unique ids.
+
+    CatalogError names the entry and the field at fault. The speech catalog shares this.
+    """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{origin}: not valid TOML ({exc})") from exc
-    raw_entries = data.get("model")
+    raw_entries = data.get(table)
     if not isinstance(raw_entries, list) or not raw_entries:
-        raise CatalogError(f"{origin}: no [[model]] entries")
-    entries = tuple(_parse_entry(raw, index, origin) for index, raw in enumerate(raw_entries))
-    _check_unique_ids(entries, origin)
-    _check_one_default(entries, origin)
-    return Catalog(entries)
+        raise CatalogError(f"{origin}: no [[{table}]] entries")
+    entries = tuple(_parse_entry(raw, index, origin, kind) for index, raw in enumerate(raw_entries))
+    _check_unique_ids([str(raw["id"]) for raw in raw_entries], origin)  # validated above
+    return entries
 
 
 def load_catalog(path: Path | None = None) -> Catalog:
@@ -108,12 +119,12 @@ def _bundled_catalog() -> Catalog:
     return parse_catalog(text)
 
 
-def _parse_entry(raw: Any, index: int, origin: str) -> CatalogEntry:
+def _parse_entry(raw: Any, index: int, origin: str, kind: type[Entry]) -> Entry:
     name = _entry_name(raw, index)
     if not isinstance(raw, dict):
         raise CatalogError(f"{origin}: {name} is not a table")
     try:
-        return CatalogEntry.model_validate(raw)
+        return kind.model_validate(raw)
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(part) for part in error["loc"]) or "(entry)"
@@ -125,12 +136,12 @@ def _entry_name(raw: Any, index: int) -> str:
     return f"entry '{model_id}'" if isinstance(model_id, str) else f"entry #{index + 1}"
 
 
-def _check_unique_ids(entries: Sequence[CatalogEntry], origin: str) -> None:
+def _check_unique_ids(ids: Sequence[str], origin: str) -> None:
     seen: set[str] = set()
-    for entry in entries:
-        if entry.id in seen:
-            raise CatalogError(f"{origin}: entry '{entry.id}', field 'id': duplicate id")
-        seen.add(entry.id)
+    for entry_id in ids:
+        if entry_id in seen:
+            raise CatalogError(f"{origin}: entry '{entry_id}', field 'id': duplicate id")
+        seen.add(entry_id)
 
 
 def _check_one_default(entries: Sequence[CatalogEntry], origin: str) -> None:

@@ -10,16 +10,16 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from hearth import paths
 from hearth.errors import CatalogError, ChecksumMismatch
+from hearth.models.catalog import parse_entries
 from hearth.models.hub import DigestKind, RemoteFile
 from hearth.models.lookup import sha256_file
 from hearth.voice.errors import SpeechModelError
@@ -75,39 +75,16 @@ class RecordedFile:
 
 def parse_speech_catalog(text: str, origin: str = CATALOG_RESOURCE) -> tuple[SpeechEntry, ...]:
     """Parse the speech catalog; CatalogError names the entry and field at fault."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogError(f"{origin}: not valid TOML ({exc})") from exc
-    raw_entries = data.get("speech_model")
-    if not isinstance(raw_entries, list) or not raw_entries:
-        raise CatalogError(f"{origin}: no [[speech_model]] entries")
-    entries = tuple(_parse_entry(raw, index, origin) for index, raw in enumerate(raw_entries))
-    ids, choices = set(), set()
+    entries = parse_entries(text, origin, "speech_model", SpeechEntry)
+    choices: set[tuple[str, str]] = set()
     for entry in entries:
-        if entry.id in ids:
-            raise CatalogError(f"{origin}: entry '{entry.id}', field 'id': duplicate id")
         if (entry.size, entry.language) in choices:
             raise CatalogError(
                 f"{origin}: entry '{entry.id}', field 'size': another entry already has size"
                 f" '{entry.size}' with language '{entry.language}'"
             )
-        ids.add(entry.id)
         choices.add((entry.size, entry.language))
     return entries
-
-
-def _parse_entry(raw: Any, index: int, origin: str) -> SpeechEntry:
-    model_id = raw.get("id") if isinstance(raw, dict) else None
-    name = f"entry '{model_id}'" if isinstance(model_id, str) else f"entry #{index + 1}"
-    if not isinstance(raw, dict):
-        raise CatalogError(f"{origin}: {name} is not a table")
-    try:
-        return SpeechEntry.model_validate(raw)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(part) for part in error["loc"]) or "(entry)"
-        raise CatalogError(f"{origin}: {name}, field '{field}': {error['msg']}") from exc
 
 
 @functools.cache

@@ -1,5 +1,5 @@
 """Fixtures the core's front-end tests share: a Documents folder granted to the real files
-connector."""
+connector, and a microphone (a real PulseAudio server) for the voice tests."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from hearth.connectors.files import FileLibrary, FilesConnector
+from tests.app.voice.voice_fixtures import pulse_microphone  # noqa: F401 - a fixture
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from hearth.ui.chat.status import ModelStatus
 from hearth.ui.chat.view import TranscriptView
 from hearth.ui.context import UiContext
 from hearth.ui.voice.input import VoiceInput, VoiceState
-from hearth.ui.voice.widgets import SHORTCUT
+from hearth.ui.voice.widgets import SHORTCUT, attach
 
 KEY_HINTS = (
     "Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+T uses a tool · Ctrl+N starts anew"
@@ -179,18 +179,13 @@ class ChatPanel(QWidget):
         self.view.delegate.undo_requested.connect(controller.undo)
 
     def _connect_voice(self) -> None:
-        voice, composer = self.voice, self.composer
-        composer.voice.start_requested.connect(voice.start)
-        composer.voice.finish_requested.connect(voice.finish)
-        composer.voice_strip.cancel_requested.connect(voice.cancel)
+        voice = self.voice
+        attach(voice, self.composer.voice, self.composer.voice_strip)
         voice.state_did_change.connect(self._voice_state)
-        voice.level_did_change.connect(composer.voice_strip.show_level)
         voice.transcribed.connect(self._heard)
         voice.said.connect(self.show_hint)
 
     def _voice_state(self, state: VoiceState) -> None:
-        self.composer.voice.show_state(state, self.voice.problem)
-        self.composer.voice_strip.show_state(state)
         self.voice_escape.setEnabled(state in (VoiceState.RECORDING, VoiceState.TRANSCRIBING))
 
     def _heard(self, text: str) -> None:

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
 from hearth.ui import theme
-from hearth.ui.voice.input import VoiceState
+from hearth.ui.voice.input import VoiceInput, VoiceState
 
 HOLD_S = 0.35  # pressed longer than this, the release finishes: push-to-talk
 BARS = 14
@@ -157,3 +157,13 @@ class VoiceStrip(QWidget):
         self.meter.set_level(level)
         minutes, secs = divmod(int(seconds), 60)
         self.label.setText(LISTENING.format(clock=f"{minutes}:{secs:02d}"))
+
+
+def attach(voice: VoiceInput, button: VoiceButton, strip: VoiceStrip) -> None:
+    """Drive `voice` from a mic button and show its state there and in `strip`."""
+    button.start_requested.connect(voice.start)
+    button.finish_requested.connect(voice.finish)
+    strip.cancel_requested.connect(voice.cancel)
+    voice.state_did_change.connect(lambda state: button.show_state(state, voice.problem))
+    voice.state_did_change.connect(strip.show_state)
+    voice.level_did_change.connect(strip.show_level)

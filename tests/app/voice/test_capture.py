@@ -10,7 +10,7 @@ import ctypes.util
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -33,20 +33,12 @@ from hearth.voice.transcribe import Transcriber
 from tests.app.voice.voice_fixtures import (
     espeak_wav,
     playing,
-    running_pulse_microphone,
     shared_transcriber,
     word_error_rate,
 )
 from tests.connectors.system.audio_fixtures import AudioServer
 
 SENTENCE = "Remind me to call the dentist tomorrow morning."
-
-
-@pytest.fixture
-def pulse_microphone(monkeypatch: pytest.MonkeyPatch) -> Iterator[AudioServer]:
-    """A real PulseAudio server whose default input is its null sink's monitor."""
-    with running_pulse_microphone(monkeypatch) as server:
-        yield server
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes.util
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from hearth.voice.settings import VoiceSettings, load_voice_settings
 from hearth.voice.transcribe import MISSING_PACKAGES
 from tests.app.voice.voice_fixtures import (
     espeak_wav,
-    running_pulse_microphone,
     speech_model,
     word_error_rate,
 )
@@ -28,18 +26,12 @@ SENTENCE = "Turn the volume down a little."
 
 
 @pytest.fixture
-def microphone(monkeypatch: pytest.MonkeyPatch) -> Iterator[AudioServer]:
-    with running_pulse_microphone(monkeypatch) as server:
-        yield server
-
-
-@pytest.fixture
 def no_microphone(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path / 'no-server'}")
 
 
 @pytest.mark.server
-def test_ready_with_a_microphone_and_the_package_model(microphone: AudioServer) -> None:
+def test_ready_with_a_microphone_and_the_package_model(pulse_microphone: AudioServer) -> None:
     readiness = Dictation().readiness()
     assert readiness.ready and readiness.problem is None
     assert readiness.model is not None and readiness.model.path == speech_model()
@@ -52,7 +44,7 @@ def test_no_microphone_comes_before_the_model(no_microphone: None) -> None:
 
 
 @pytest.mark.server
-def test_a_missing_model_names_it_and_where_to_get_it(microphone: AudioServer) -> None:
+def test_a_missing_model_names_it_and_where_to_get_it(pulse_microphone: AudioServer) -> None:
     readiness = Dictation(VoiceSettings(language="any", size="base")).readiness()
     assert readiness.problem == (
         "The speech model Whisper base, any language is not installed. Download it on the"
@@ -73,7 +65,7 @@ def test_missing_packages_come_first(no_microphone: None, monkeypatch: pytest.Mo
 
 @pytest.mark.server
 def test_without_faster_whisper_it_says_what_to_install(
-    microphone: AudioServer, monkeypatch: pytest.MonkeyPatch
+    pulse_microphone: AudioServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "faster_whisper", None)  # as if never installed
     assert Dictation().readiness().problem == MISSING_PACKAGES

@@ -28,6 +28,7 @@ __all__ = [
     "espeak_wav",
     "find_speech_model",
     "playing",
+    "pulse_microphone",
     "running_pulse_microphone",
     "shared_transcriber",
     "speech_model",
@@ -101,6 +102,13 @@ def playing(wav: Path) -> Iterator[subprocess.Popen[bytes]]:
         if player.poll() is None:
             player.terminate()
         player.communicate(timeout=10)
+
+
+@pytest.fixture
+def pulse_microphone(monkeypatch: pytest.MonkeyPatch) -> Iterator[AudioServer]:
+    """A real PulseAudio server for this test whose default input hears its null sink."""
+    with running_pulse_microphone(monkeypatch) as server:
+        yield server
 
 
 @contextmanager

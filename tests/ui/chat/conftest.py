@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.app.agent.scripted import Reply, ScriptedModel
+from tests.app.voice.voice_fixtures import pulse_microphone  # noqa: F401 - a fixture
 from tests.ui.chat.kit import Desk, Harness, make_assistant, open_window
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ctypes.util
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +24,9 @@ from tests.app.voice.voice_fixtures import (
     after_silence,
     espeak_wav,
     playing,
-    running_pulse_microphone,
     speech_model,
     word_error_rate,
 )
-from tests.connectors.system.audio_fixtures import AudioServer
 from tests.ui.chat.kit import Harness
 from tests.ui.conftest import save_screenshot
 
@@ -38,13 +35,6 @@ pytestmark = pytest.mark.server
 SENTENCE = "Move my dentist appointment to Friday afternoon."
 LEAD_S = 2.5  # the test server's null sink may drop the first moments of a new recording
 WAIT_MS = 60_000  # two slow cores: model load, PortAudio start, transcription
-
-
-@pytest.fixture
-def pulse_microphone(monkeypatch: pytest.MonkeyPatch) -> Iterator[AudioServer]:
-    """A real PulseAudio server whose default input hears its null sink; before the window."""
-    with running_pulse_microphone(monkeypatch) as server:
-        yield server
 
 
 @pytest.fixture
