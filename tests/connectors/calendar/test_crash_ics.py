@@ -179,6 +179,11 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file_whole(
         assert big.version_of(big.path.read_bytes()) is not None
         return False
 
+    def just_written() -> bool:  # the first write has landed: kill right after it
+        version = big.version_of(big.path.read_bytes())
+        assert version is not None
+        return version == "B"
+
     # Kills land up to a few writes in, however slow the machine is just now (a busy one
     # would otherwise always kill the first write, and never see the new version).
     max_delay = max(MAX_DELAY_S, 4 * one_write_s(source, big))
@@ -188,6 +193,9 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file_whole(
         process = start_writer(big, "atomic", run_dir)
         if run % 2:
             kill_when(process, copy_appeared(folder, process), WATCH_LIMIT_S)
+        elif run % 10 == 4:
+            # However busy the machine, some kills must come after a whole write.
+            kill_when(process, just_written, WATCH_LIMIT_S)
         else:
             delay = rng.uniform(0, max_delay)
             kill_when(process, whole_on_reading, delay)
