@@ -15,6 +15,7 @@ from hearth import paths
 from hearth.errors import DownloadCancelled, HearthError, ModelError, ModelNotFoundError
 from hearth.models.catalog import CatalogEntry, load_catalog
 from hearth.models.download import DownloadProgress, download_model
+from hearth.models.hub import ModelUnavailable
 from hearth.models.lookup import (
     InstalledModel,
     import_model,
@@ -93,6 +94,10 @@ def download_command(model_id: str) -> None:
         path = run_interruptibly(
             lambda: download_model(entry, progress=line, cancel=cancel), cancel
         )
+    except ModelUnavailable as exc:
+        line.finish()
+        click.echo(str(exc), err=True)  # one sentence that names the fallback to download
+        sys.exit(1)
     except DownloadCancelled:
         line.finish()
         click.echo(

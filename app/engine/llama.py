@@ -16,7 +16,7 @@ from hearth.engine.cache import DecodeAborted, PromptCache
 from hearth.engine.decode import Reply
 from hearth.engine.gguf_check import inspect_gguf
 from hearth.engine.llama_log import route_llama_log
-from hearth.engine.sampling import Sampling
+from hearth.engine.sampling import ModelSampling, Sampling
 from hearth.engine.template import ChatTemplate
 from hearth.engine.threads import ThreadPolicy, ThreadTuner
 from hearth.errors import ContextOverflow, EngineError, ModelFileError
@@ -51,13 +51,15 @@ class LlamaCppModel:
         n_ctx: int = 8192,
         n_batch: int = 64,
         threads: ThreadPolicy | None = None,
-        sampling: Sampling | None = None,
+        sampling: Sampling | ModelSampling | None = None,
         chat_template: str | None = None,
         verbose: bool = False,
     ) -> None:
         """Load `path`; `chat_template` replaces a GGUF's missing or broken template.
 
-        `threads` defaults to the headless policy (every physical core).
+        `sampling` is the model card's: one set, or one for thinking turns and one for the
+        others; a GGUF's own `general.sampling.*` values override it. `threads` defaults to
+        the headless policy (every physical core).
         """
         self.path = Path(path)
         inspect_gguf(self.path)  # never hand llama.cpp a file we can see is broken
@@ -81,7 +83,9 @@ class LlamaCppModel:
             bos_token=self._token_text(self._model.token_bos()),
             eos_token=self._token_text(self._model.token_eos()),
         )
-        self.sampling = (sampling or Sampling()).with_gguf(_sampling_metadata(metadata))
+        if not isinstance(sampling, ModelSampling):
+            sampling = ModelSampling.same(sampling or Sampling())
+        self.sampling = sampling.with_gguf(_sampling_metadata(metadata))
         rewindable = not (
             llama_cpp.llama_model_is_recurrent(self._model.model)
             or llama_cpp.llama_model_is_hybrid(self._model.model)
@@ -202,6 +206,11 @@ class LlamaCppModel:
             if self._closed:
                 raise EngineError(f"{self.info.name} was unloaded; choose a model to continue")
             prompt, boundary, text = self.render(messages, offered, settings)
+            sampling = self.sampling.for_turn(
+                settings,
+                thinking=settings.enable_thinking and self.template.supports_thinking,
+                may_call_tools=bool(offered),
+            )
             if len(prompt) >= self.n_ctx:
                 raise ContextOverflow(
                     f"the conversation is {len(prompt)} tokens but the context holds {self.n_ctx};"
@@ -218,7 +227,7 @@ class LlamaCppModel:
                     tool_format=self.template.tool_format,
                     tools=offered,
                     settings=settings,
-                    sampling=self.sampling.with_request(settings),
+                    sampling=sampling,
                     start_in_reasoning=text.rstrip().endswith("<think>"),
                     stats=stats,
                 )

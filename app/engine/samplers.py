@@ -17,6 +17,7 @@ from hearth.engine.sampling import Sampling
 from hearth.errors import EngineError
 
 DEFAULT_SEED = 0xFFFFFFFF  # LLAMA_DEFAULT_SEED: llama.cpp picks a random seed
+PENALTY_WINDOW = 64  # how many recent tokens the repeat and presence penalties look at
 _TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 
 
@@ -25,7 +26,8 @@ class SamplerChain:
 
     def __init__(self, vocab: llama_cpp.llama_vocab_p, sampling: Sampling, grammar: str | None):
         self._vocab = vocab
-        self._chain: llama_cpp.llama_sampler_p | None = _free_chain(sampling)
+        n_vocab = llama_cpp.llama_vocab_n_tokens(vocab)
+        self._chain: llama_cpp.llama_sampler_p | None = _free_chain(sampling, n_vocab)
         self._grammar: llama_cpp.llama_sampler_p | None = None
         if grammar is not None:
             self._grammar = llama_cpp.llama_sampler_init_grammar(
@@ -79,11 +81,25 @@ class SamplerChain:
         self._chain = self._grammar = None
 
 
-def _free_chain(sampling: Sampling) -> llama_cpp.llama_sampler_p:
+def penalty_sampler(sampling: Sampling, n_vocab: int) -> llama_cpp.llama_sampler_p | None:
+    """The repeat and presence penalty stage, or None when both are off."""
+    if sampling.repeat_penalty == 1.0 and sampling.presence_penalty == 0.0:
+        return None
+    init = llama_cpp.llama_sampler_init_penalties
+    args = (PENALTY_WINDOW, sampling.repeat_penalty, 0.0, sampling.presence_penalty)
+    # llama.cpp later dropped the leading n_vocab; a binding declares one form or the other,
+    # and ctypes would shift every argument if we passed the wrong one.
+    if len(getattr(init, "argtypes", ())) == len(args) + 1:
+        return init(n_vocab, *args)  # type: ignore[no-any-return]
+    return init(*args)  # type: ignore[no-any-return]
+
+
+def _free_chain(sampling: Sampling, n_vocab: int) -> llama_cpp.llama_sampler_p:
     chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
     stages = []
-    if sampling.repeat_penalty != 1.0:
-        stages.append(llama_cpp.llama_sampler_init_penalties(64, sampling.repeat_penalty, 0.0, 0.0))
+    penalties = penalty_sampler(sampling, n_vocab)
+    if penalties is not None:
+        stages.append(penalties)
     if sampling.temperature <= 0:
         stages.append(llama_cpp.llama_sampler_init_greedy())
     else:

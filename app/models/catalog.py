@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -19,6 +19,9 @@ CATALOG_RESOURCE = "models.toml"
 
 Entry = TypeVar("Entry", bound=BaseModel)
 
+IMAT_SUFFIX = "-imat"
+_REPO_ID = r"^[\w.-]+/[\w.-]+$"
+
 
 class CatalogEntry(BaseModel):
     """One downloadable (or pip-installed) model file."""
@@ -27,26 +30,73 @@ class CatalogEntry(BaseModel):
 
     id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._-]*$")
     label: str = Field(min_length=1)
-    repo: str | None = Field(default=None, pattern=r"^[\w.-]+/[\w.-]+$")
+    # Candidate hub repos, tried in order; `repo = "..."` in the TOML is a one-candidate list.
+    repos: tuple[Annotated[str, Field(pattern=_REPO_ID)], ...] = ()
     package: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*$")
     revision: str = Field(default="main", min_length=1)
     file: str = Field(min_length=1)
     quant: str = Field(min_length=1)
+    # Approximate, unless `sha256` pins the file: then it is the exact size, and checked.
     size: int = Field(gt=0)
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     license: str = Field(min_length=1)
     default: bool = False
-    # The model card's sampling values, keyed like GGUF `general.sampling.*` (temp, top_p, ...).
+    # The catalog id offered when none of `repos` exists on the hub.
+    fallback: str | None = None
+    # The model card's sampling values, keyed like GGUF `general.sampling.*` (temp, top_p, ...):
+    # `sampling` for thinking turns, `sampling_no_think` (if given) for the others.
     sampling: dict[str, float] = Field(default_factory=dict)
+    sampling_no_think: dict[str, float] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _repo_is_one_candidate(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "repo" in data:
+            if "repos" in data:
+                raise ValueError("set 'repo' or 'repos', not both")
+            data = {**data, "repos": [data["repo"]]}
+            del data["repo"]
+        return data
 
     @model_validator(mode="after")
     def _one_source(self) -> CatalogEntry:
-        if (self.repo is None) == (self.package is None):
-            raise ValueError("exactly one of 'repo' or 'package' must be set")
+        if bool(self.repos) == (self.package is not None):
+            raise ValueError("exactly one of 'repo' (or 'repos') or 'package' must be set")
+        if self.sha256 is not None and not self.repos:
+            raise ValueError("'sha256' pins a hub download, so it needs 'repo'")
         return self
 
+    @property
+    def repo(self) -> str | None:
+        """The first candidate repo, or None for a package entry."""
+        return self.repos[0] if self.repos else None
+
+    @property
+    def no_think_sampling(self) -> dict[str, float]:
+        """The card's values for turns without thinking (the thinking ones if it has no others)."""
+        return self.sampling if self.sampling_no_think is None else self.sampling_no_think
+
     def matches(self, filename: str) -> bool:
-        """Whether a file name matches this entry's glob (case-insensitive, like hub file names)."""
-        return fnmatch.fnmatchcase(filename.lower(), self.file.lower())
+        """Whether a file name matches this entry's glob, with or without an `-imat` suffix.
+
+        Case-insensitive, like hub file names: `botpsy-0.8b-q4_k_m.gguf` matches both
+        `BotPsy-0.8B-Q4_K_M.gguf` and `botpsy-0.8b-q4_k_m-imat.gguf`.
+        """
+        name, pattern = filename.lower(), self.file.lower()
+        return fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(
+            _without_imat(name), pattern
+        )
+
+
+def is_imat(filename: str) -> bool:
+    """Whether a file is an importance-matrix quant (`...-imat.gguf`)."""
+    stem, _, _ = filename.lower().rpartition(".")
+    return stem.endswith(IMAT_SUFFIX)
+
+
+def _without_imat(name: str) -> str:
+    stem, dot, suffix = name.rpartition(".")
+    return stem.removesuffix(IMAT_SUFFIX) + dot + suffix if dot else name
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +133,7 @@ def parse_catalog(text: str, origin: str = CATALOG_RESOURCE) -> Catalog:
     """Parse catalog TOML; CatalogError names the entry and field at fault."""
     entries = parse_entries(text, origin, "model", CatalogEntry)
     _check_one_default(entries, origin)
+    _check_fallbacks(entries, origin)
     return Catalog(entries)
 
 
@@ -151,3 +202,13 @@ def _check_one_default(entries: Sequence[CatalogEntry], origin: str) -> None:
         raise CatalogError(
             f"{origin}: field 'default' must be true on exactly one entry (found: {found})"
         )
+
+
+def _check_fallbacks(entries: Sequence[CatalogEntry], origin: str) -> None:
+    ids = {entry.id for entry in entries}
+    for entry in entries:
+        if entry.fallback is not None and (entry.fallback not in ids or entry.fallback == entry.id):
+            raise CatalogError(
+                f"{origin}: entry '{entry.id}', field 'fallback': no other entry has the id"
+                f" '{entry.fallback}'"
+            )

@@ -110,13 +110,23 @@ def fetch_file(
     partial = _Partial(part, part_size(part, remote.size), remote.new_hasher())
     partial.rehash(remote, cancel)
     _fetch(remote, partial, _Meter(remote.size, partial.done, progress), cancel)
-    if partial.hasher.hexdigest() != remote.digest:
+    received = partial.hasher.hexdigest()
+    if received != remote.digest:
         part.unlink(missing_ok=True)
-        raise ChecksumMismatch(
-            f"{remote.name} does not match the {DIGEST_NAMES[remote.digest_kind]} the hub"
-            " publishes for it (a corrupted transfer); the bad data was deleted, so run the"
-            " download again."
+        raise ChecksumMismatch(_mismatch(remote, received))
+
+
+def _mismatch(remote: RemoteFile, received: str) -> str:
+    kind = DIGEST_NAMES[remote.digest_kind]
+    if remote.pinned:
+        return (
+            f"The bytes received for {remote.name} have {kind} {received}, not the {remote.digest}"
+            " pinned in the catalog; the bad data was deleted, so run the download again."
         )
+    return (
+        f"{remote.name} does not match the {kind} the hub publishes for it (a corrupted"
+        " transfer); the bad data was deleted, so run the download again."
+    )
 
 
 def part_size(part: Path, limit: int) -> int:

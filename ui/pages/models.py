@@ -77,6 +77,8 @@ class ModelsPage(DownloadingPage):
         self.speech = SpeechSection(context)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.fallback_button = QPushButton()
+        self.fallback_button.hide()
         self.loading = QLabel(LOADING_MODELS)
         self.loading.setObjectName("hint")
         self._lay_out()
@@ -106,7 +108,10 @@ class ModelsPage(DownloadingPage):
         layout.addLayout(buttons)
         layout.addWidget(self.threads)
         layout.addWidget(self.panel)
-        layout.addWidget(self.status)
+        status = QHBoxLayout()
+        status.addWidget(self.status, 1)
+        status.addWidget(self.fallback_button)
+        layout.addLayout(status)
         # Voice input scrolls on its own, so a short window keeps four rows of models in view.
         self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 5 + 8)
         speech = QScrollArea()
@@ -122,6 +127,7 @@ class ModelsPage(DownloadingPage):
         self.use_button.clicked.connect(self.use_selected)
         self.verify_button.clicked.connect(self.verify_selected)
         self.import_button.clicked.connect(self.choose_import_file)
+        self.fallback_button.clicked.connect(self.download_fallback)
         self.panel.cancel_requested.connect(self.cancel_download)
         app = QCoreApplication.instance()
         if app is not None:

@@ -72,6 +72,10 @@ def test_unknown_id_lists_the_valid_ones() -> None:
         (GOOD_ENTRY.replace("default = true", "default = false"), "exactly one entry"),
         (GOOD_ENTRY + GOOD_ENTRY, "entry 'one', field 'id': duplicate"),
         (GOOD_ENTRY.replace('id = "one"\n', ""), "entry #1, field 'id'"),
+        (GOOD_ENTRY.replace('repo = "org/one-GGUF"', 'repo = "o/a"\nrepos = ["o/b"]'), "not both"),
+        (GOOD_ENTRY.replace('repo = "org/one-GGUF"', 'repos = ["not a repo"]'), "field 'repos.0'"),
+        (GOOD_ENTRY.replace("default = true", 'default = true\nfallback = "two"'), "'fallback'"),
+        (GOOD_ENTRY.replace("size = 1000", 'size = 1000\nsha256 = "abc"'), "field 'sha256'"),
         ("[[model]\n", "not valid TOML"),
         ("", "no \\[\\[model\\]\\] entries"),
     ],
@@ -99,5 +103,6 @@ def test_model_card_sampling_uses_keys_the_engine_understands() -> None:
 
     for entry in load_catalog():
         assert set(entry.sampling) <= set(GGUF_SAMPLING_KEYS), entry.id
+        assert set(entry.no_think_sampling) <= set(GGUF_SAMPLING_KEYS), entry.id
     botpsy = load_catalog().default
     assert Sampling().with_gguf(botpsy.sampling).top_k == 20

@@ -151,11 +151,13 @@ def test_cancel_keeps_the_part_and_resume_finishes_it(
 def test_a_failed_download_is_reported(
     qtbot: QtBot, page: ModelsPage, context: UiContext, hub: FakeHub
 ) -> None:
+    hub.add_file(REPO, "README.md", b"# no model here yet")  # the repo exists, the file not
     page.select("botpsy-0.8b-q8_0")
     with qtbot.waitSignal(context.errors.error_shown, timeout=10_000) as shown:
         page.download_selected()
     assert shown.args[0] == "download BotPsy 0.8B, Q8_0 (recommended)"
-    assert REPO in shown.args[1]
+    assert REPO in shown.args[1] and "no file matches" in shown.args[1]
+    assert not page.fallback_button.isVisible()
     assert not page.panel.isVisible()
 
 
