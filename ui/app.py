@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Mapping
 
+import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -26,6 +28,8 @@ from hearth.ui.ops import run_op
 from hearth.ui.tray import Tray
 
 QUIT_AFTER_ENV = "HEARTH_QUIT_AFTER_MS"
+SCREENSHOT_ENV = "HEARTH_SCREENSHOT"
+SCREENSHOT_DELAY_MS = 200  # lets the first layout and style pass settle before the grab
 CONTEXT_TOKENS = 8192
 SIGNAL_POLL_MS = 250
 # Qt platforms that draw without a window system; any other needs DISPLAY or WAYLAND_DISPLAY.
@@ -122,6 +126,24 @@ def quit_after(window: MainWindow) -> None:
         QTimer.singleShot(int(delay), window.close)
 
 
+def screenshot_then_quit(window: MainWindow) -> None:
+    """For bundle tests: save the shown window to $HEARTH_SCREENSHOT (a .png), then quit."""
+    target = os.environ.get(SCREENSHOT_ENV, "").strip()
+    if not target:
+        return
+
+    def grab() -> None:
+        # From the process's creation, so the frozen bootloader's unpacking counts too.
+        shown = time.time() - psutil.Process().create_time() - SCREENSHOT_DELAY_MS / 1000
+        if window.grab().save(target):
+            print(f"{SCREENSHOT_ENV}: window shown {shown:.2f} s after start", file=sys.stderr)
+        else:
+            print(f"Hearth could not save a screenshot to {target}.", file=sys.stderr)
+        window.close()
+
+    QTimer.singleShot(SCREENSHOT_DELAY_MS, grab)
+
+
 def close_on_interrupt(window: MainWindow) -> Callable[..., object] | int | None:
     """Ctrl+C in the terminal closes the window cleanly; returns the handler it replaced."""
     previous = signal.signal(signal.SIGINT, lambda *_: window.close())
@@ -158,6 +180,7 @@ def main() -> int:
     report_startup_problems(window, assistant)
     start_loading_model(window, context)
     quit_after(window)
+    screenshot_then_quit(window)
     previous_interrupt = close_on_interrupt(window)
     try:
         return app.exec()

@@ -126,10 +126,26 @@ def _safe_mode(ctx: click.Context, parameter: click.Parameter, chosen: bool) -> 
     help="Safe mode: start without third-party code (plugin packages, your plugin files, MCP "
     "servers); only what ships with Hearth.",
 )
+@click.option(
+    "--selftest",
+    is_flag=True,
+    is_eager=True,
+    hidden=True,
+    help="Check this install offline (model, llama.cpp, one tool call) and print JSON.",
+)
+@click.option("--model", "model_choice", hidden=True, help="The model --selftest loads.")
 @click.pass_context
-def cli(ctx: click.Context, verbose: bool) -> None:
+def cli(ctx: click.Context, verbose: bool, selftest: bool, model_choice: str | None) -> None:
     """Hearth, a private assistant that runs a small model on this computer."""
     show_logs(verbose)
+    if selftest:
+        # Imported here: the self-test loads the model stack, which --help must not.
+        from hearth.cli.selftest import selftest_command
+
+        selftest_command(model_choice)
+        sys.exit(0)
+    if model_choice is not None:
+        raise click.UsageError("--model before a command only works with --selftest.")
     if ctx.invoked_subcommand is None:
         sys.exit(launch_desktop())
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import psutil
 
+from hearth.cpu_variant import choose_variant
 from hearth.engine.cpu_load import CpuMeter
 
 # Rounds a waiting OpenMP worker spins before it sleeps (libgomp's GOMP_SPINCOUNT): as fast as
@@ -29,6 +30,7 @@ def configure_openmp() -> None:
 
     Only libgomp (Linux builds) reads this; macOS builds use ggml's own thread pool.
     """
+    choose_variant()  # a bundle's no-AVX fallback must also be chosen before llama.cpp loads
     if "OMP_WAIT_POLICY" not in os.environ:
         os.environ.setdefault("GOMP_SPINCOUNT", str(SPIN_COUNT))
 

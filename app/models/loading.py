@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hearth.engine.sampling import Sampling
+from hearth.engine.sampling import ModelSampling
 from hearth.engine.threads import ThreadPolicy
 from hearth.generation import ChatModel
+from hearth.models.first_check import check_once
 from hearth.models.lookup import installed_models
 
 DEFAULT_CONTEXT = 8192
 
 
-def model_card_sampling(path: Path) -> Sampling:
-    """The catalog's recommended sampling for this file, if it is a catalog model."""
+def model_card_sampling(path: Path) -> ModelSampling:
+    """The catalog's recommended sampling for this file (thinking and not), if it is listed."""
     for installed in installed_models():
-        if installed.entry is not None and installed.path.resolve() == path.resolve():
-            return Sampling().with_gguf(installed.entry.sampling)
-    return Sampling()
+        entry = installed.entry
+        if entry is not None and installed.path.resolve() == path.resolve():
+            return ModelSampling.from_card(entry.sampling, entry.no_think_sampling)
+    return ModelSampling()
 
 
 def load_chat_model(
@@ -29,4 +31,5 @@ def load_chat_model(
     """
     from hearth.engine.llama import LlamaCppModel  # loads llama.cpp only when a model is used
 
+    check_once(path)  # a bundled or downloaded file is hashed against its record, once
     return LlamaCppModel(path, n_ctx=n_ctx, sampling=model_card_sampling(path), threads=threads)
