@@ -9,9 +9,10 @@ always used, and a LLAMA_CPP_LIB_PATH the user set is never overridden.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -24,6 +25,9 @@ FALLBACK: Variant = "lib-noavx"
 # What the baseline build was compiled for (scripts/setup's CMAKE_ARGS); Linux's flag names.
 BASELINE_FLAGS = frozenset({"avx", "avx2", "fma", "f16c"})
 LIB_PATH_ENV = "LLAMA_CPP_LIB_PATH"
+FORCE_ENV = "HEARTH_CPU_VARIANT"  # "lib" or "lib-noavx": overrides what the CPU flags say
+# libllama's own dependencies, in the order each needs the one before.
+GGML_LIBRARIES = ("libggml-base.so.0", "libggml-cpu.so.0", "libggml.so.0")
 MTMD_PATH_ENV = "MTMD_CPP_LIB"
 CPUINFO = Path("/proc/cpuinfo")
 SELF_MAPS = Path("/proc/self/maps")
@@ -76,18 +80,37 @@ def select_variant(
     bundle: Path | None,
     cpuinfo: str | None,
     environ: MutableMapping[str, str],
+    preload: Callable[[Path], None] | None = None,
 ) -> VariantChoice:
     """Point llama_cpp at the fallback when this CPU needs it and the bundle has it."""
     missing = missing_baseline_flags(cpuinfo)
-    wanted = FALLBACK if missing else BASELINE
+    forced = environ.get(FORCE_ENV)
+    wanted: Variant = FALLBACK if missing else BASELINE
+    if forced in (BASELINE, FALLBACK):
+        wanted = FALLBACK if forced == FALLBACK else BASELINE
     if LIB_PATH_ENV in environ:
         return VariantChoice(wanted, missing, Path(environ[LIB_PATH_ENV]), applied=False)
     fallback = bundle / "llama_cpp" / FALLBACK if bundle is not None else None
     if wanted == FALLBACK and fallback is not None and fallback.is_dir():
         environ[LIB_PATH_ENV] = str(fallback)
         environ.setdefault(MTMD_PATH_ENV, str(fallback))
+        (preload or preload_ggml)(fallback)
         return VariantChoice(wanted, missing, fallback, applied=True)
     return VariantChoice(wanted, missing, None, applied=False)
+
+
+def preload_ggml(folder: Path) -> None:
+    """Load the folder's ggml libraries by path, before libllama asks for them by name.
+
+    A frozen app's LD_LIBRARY_PATH names the bundle's top folder, where PyInstaller links the
+    baseline's ggml libraries, and the dynamic loader searches it before libllama's RUNPATH: the
+    fallback's libllama would run the baseline's AVX2 code. Libraries already loaded are found
+    by their SONAME, so loading these first settles which ones libllama gets.
+    """
+    for name in GGML_LIBRARIES:
+        path = folder / name
+        if path.is_file():
+            ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
 
 
 _chosen: VariantChoice | None = None

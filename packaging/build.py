@@ -1,7 +1,7 @@
 """Build Hearth's one-folder Linux bundle with a model inside, then pack it.
 
     .venv/bin/python packaging/build.py --model ID|FILE.gguf [--out DIR] [--speech-model ID]
-        [--noavx-lib DIR] [--no-tarball]
+        [--noavx | --noavx-lib DIR] [--no-tarball]
 
 Steps: find the model (a catalog id is downloaded through Hearth's own verified download, a
 local .gguf is checked), freeze Hearth with PyInstaller (packaging/hearth.spec), copy the model
@@ -35,6 +35,7 @@ from bundle_report import (  # noqa: E402
     size_report,
     write_report,
 )
+from noavx import noavx_lib  # noqa: E402
 
 NAME = "Hearth"
 CONTENTS = "_internal"  # PyInstaller's folder beside the executable; `bundle_dir()` points here
@@ -65,7 +66,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--model", required=True, help="catalog id or path to a .gguf file")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "bundle")
     parser.add_argument("--speech-model", help="a Whisper model id to bundle for voice input")
-    parser.add_argument("--noavx-lib", type=Path, help="llama.cpp built without AVX (README)")
+    fallback = parser.add_mutually_exclusive_group()
+    fallback.add_argument(
+        "--noavx", action="store_true", help="compile and add the no-AVX fallback (releases)"
+    )
+    fallback.add_argument("--noavx-lib", type=Path, help="llama.cpp built without AVX (README)")
     parser.add_argument("--no-tarball", action="store_true", help="leave the folder unpacked")
     return parser.parse_args(argv)
 
@@ -78,7 +83,8 @@ def build(options: argparse.Namespace) -> None:
     started = time.perf_counter()
     model = find_model(options.model)
     print(f"model: {model.path} ({model.record.size:,} bytes, sha256 {model.record.sha256})")
-    freeze(out, work, options.noavx_lib)
+    fallback = noavx_lib(ROOT / "build" / "noavx") if options.noavx else options.noavx_lib
+    freeze(out, work, fallback)
     frozen = time.perf_counter()
     bundle = out / NAME
     contents = bundle / CONTENTS

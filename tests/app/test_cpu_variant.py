@@ -14,6 +14,7 @@ from hearth import cpu_variant
 from hearth.cpu_variant import (
     BASELINE,
     FALLBACK,
+    FORCE_ENV,
     LIB_PATH_ENV,
     cpu_flags,
     loaded_library_folder,
@@ -154,9 +155,14 @@ def test_the_fallback_folder_is_what_llama_cpp_really_loads(tmp_path: Path) -> N
         f"select_variant(bundle=Path({str(tmp_path)!r}), cpuinfo=sys.stdin.read(),"
         " environ=os.environ)\n"
         "import llama_cpp\n"
-        "print(loaded_library_folder())\n"
+        "maps = Path('/proc/self/maps').read_text().split()\n"
+        "ours = [p for p in maps if '/libggml' in p or '/libllama' in p]\n"
+        "print(sorted({str(Path(p).parent) for p in ours}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != LIB_PATH_ENV}
+    # As a frozen app's bootloader does: the baseline's libraries on LD_LIBRARY_PATH, which the
+    # dynamic loader searches before libllama's RUNPATH.
+    env["LD_LIBRARY_PATH"] = str(installed)
     done = subprocess.run(
         [sys.executable, "-c", script],
         input=EPYC_WITHOUT_AVX2,
@@ -167,7 +173,7 @@ def test_the_fallback_folder_is_what_llama_cpp_really_loads(tmp_path: Path) -> N
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == str(fallback)
+    assert done.stdout.strip() == str([str(fallback)])  # every ggml library, not a mix
 
 
 def test_this_process_reports_the_venv_build() -> None:
@@ -181,3 +187,13 @@ def test_this_process_reports_the_venv_build() -> None:
     assert folder is not None and folder.name == "lib"
     assert cpu_variant.choose_variant().applied is False
     assert cpu_variant.llama_system_info() is not None
+
+
+def test_the_variant_can_be_forced_either_way(tmp_path: Path) -> None:
+    bundle = _bundle_with_fallback(tmp_path)
+    environ = {FORCE_ENV: FALLBACK}
+    choice = select_variant(bundle=bundle, cpuinfo=EPYC, environ=environ)
+    assert choice.applied and environ[LIB_PATH_ENV] == str(bundle / "llama_cpp" / FALLBACK)
+    environ = {FORCE_ENV: "lib"}
+    assert not select_variant(bundle=bundle, cpuinfo=EPYC_WITHOUT_AVX2, environ=environ).applied
+    assert LIB_PATH_ENV not in environ
