@@ -73,10 +73,15 @@ def write_json_atomically(path: Path, data: object) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    if os.name != "nt":
-        # Makes the rename itself durable; Windows cannot open a directory to fsync it.
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+    fsync_directory(path.parent)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make renames in `directory` durable; Windows cannot open a directory to fsync it."""
+    if os.name == "nt":
+        return
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

@@ -104,18 +104,7 @@ def place_atomically(temp: Path, dest: Path) -> None:
     with temp.open("rb+") as handle:
         os.fsync(handle.fileno())
     temp.replace(dest)
-    _fsync_directory(dest.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    # Makes the rename itself durable; Windows cannot open a directory to fsync it.
-    if os.name == "nt":
-        return
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    paths.fsync_directory(dest.parent)
 
 
 def package_model_path(package: str, pattern: str = "*.gguf") -> Path | None:

@@ -9,7 +9,6 @@ point leaves nothing that looks installed.
 from __future__ import annotations
 
 import fnmatch
-import os
 import shutil
 import threading
 from pathlib import Path
@@ -26,7 +25,7 @@ from hearth.models.download import (
 )
 from hearth.models.hub import RemoteFile, hub_endpoint, remote_file, repo_info
 from hearth.models.lookup import place_atomically
-from hearth.paths import write_json_atomically
+from hearth.paths import fsync_directory, write_json_atomically
 from hearth.voice.speech_models import (
     RECORD,
     RecordedFile,
@@ -162,13 +161,7 @@ def _install(staging: Path, dest: Path) -> None:
     if dest.exists():
         dest.rename(old)
     staging.rename(dest)
-    if os.name != "nt":
-        # Makes the renames durable; Windows cannot open a directory to fsync it.
-        folder = os.open(dest.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+    fsync_directory(dest.parent)
     shutil.rmtree(old, ignore_errors=True)
 
 
