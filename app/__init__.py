@@ -10,6 +10,7 @@ from hearth.background import Every
 from hearth.connector import Connector, ConnectorAction, StatusItem
 from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
+from hearth.generation import ChatModel
 from hearth.hookspecs import hookimpl
 from hearth.journal import journal_step
 from hearth.paths import config_dir, data_dir, write_json_atomically
@@ -27,6 +28,7 @@ from hearth.tools import (
 
 __all__ = [
     "Approver",
+    "ChatModel",
     "Connector",
     "ConnectorAction",
     "Every",
@@ -51,6 +53,7 @@ __all__ = [
     "data_dir",
     "hookimpl",
     "journal_step",
+    "load_model",
     "make_tool",
     "safe_mode",
     "tool",
@@ -58,12 +61,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from hearth.scripting import Approver, Proposal, Session, Turn
+    from hearth.scripting import Approver, Proposal, Session, Turn, load_model
 
 
 def __getattr__(name: str) -> object:
     # `hearth.Session` pulls in the whole agent; a plugin importing `hearth` should not.
-    if name in ("Approver", "Proposal", "Session", "Turn"):
+    if name in ("Approver", "Proposal", "Session", "Turn", "load_model"):
         from hearth import scripting
 
         return getattr(scripting, name)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,14 +68,17 @@ class Turn:
     calls: list[dict[str, Any]]
     stop_reason: str
     error: str = ""
+    stats: Mapping[str, Any] = field(default_factory=dict)  # model calls, tokens per call
 
 
 class Session:
     """One conversation with Hearth's real agent, tools and consent gate, driven by a script.
 
-    `model` is a loaded `ChatModel`, a catalog id or a path to a .gguf file. Plugins load as in
-    the app (set HEARTH_DISABLE_PLUGINS=1 for built-ins only). Use it in a `with` block, or call
-    `close()`, which also stops the connectors' background work.
+    `model` is a loaded `ChatModel` (from `load_model`; it stays yours to close), a catalog
+    id, a path to a .gguf file or the address of an OpenAI-compatible server. Plugins load as in
+    the app (set HEARTH_DISABLE_PLUGINS=1 for built-ins only); `plugins` adds plugin objects
+    (with `@hookimpl` methods) and `entry_points=False` leaves out the installed ones. Use it in
+    a `with` block, or call `close()`, which also stops the connectors' background work.
     """
 
     def __init__(
@@ -87,19 +90,22 @@ class Session:
         think: bool = True,
         n_ctx: int = 8192,
         assistant: Assistant | None = None,
+        plugins: Iterable[object] = (),
+        entry_points: bool = True,
     ) -> None:
         if not callable(approve):
             raise TypeError("approve must be a function taking a Proposal and returning a bool")
         self._approve = approve
-        self.assistant = assistant or Assistant()
+        self._owns_model = isinstance(model, str | os.PathLike)
+        self.assistant = assistant or Assistant(plugins=plugins, entry_points=entry_points)
         try:
-            self.assistant.use_model(_loaded(model, n_ctx))
+            self.assistant.use_model(load_model(model, n_ctx=n_ctx))
             settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
             self._session = self.assistant.session(
                 title="Script", config=AgentConfig(settings=settings)
             )
         except BaseException:
-            self.assistant.close()
+            self.close()
             raise
 
     def ask(self, text: str, *, tool: Literal["auto", "required"] = "auto") -> Turn:
@@ -111,7 +117,12 @@ class Session:
             record.add(step)
         data = record.as_dict()
         return Turn(
-            data["answer"], data["reasoning"], record.calls, record.stop_reason, record.error
+            data["answer"],
+            data["reasoning"],
+            record.calls,
+            record.stop_reason,
+            record.error,
+            dict(record.stats),
         )
 
     def allow(self, tool: str, scope: str | None = None) -> None:
@@ -129,6 +140,8 @@ class Session:
         )
 
     def close(self) -> None:
+        if not self._owns_model:
+            self.assistant.model = None  # the caller's model: theirs to reuse and to close
         self.assistant.close()
 
     def __enter__(self) -> Session:
@@ -147,12 +160,28 @@ class Session:
         return Deny("the script's approver said no")
 
 
-def _loaded(model: ChatModel | str | os.PathLike[str], n_ctx: int) -> ChatModel:
+def load_model(
+    model: ChatModel | str | os.PathLike[str] | None = None, *, n_ctx: int = 8192
+) -> ChatModel:
+    """A chat model from a catalog id, a .gguf path or a server's address (http:// or
+    https://), or the best one installed for None; loaded once so several `Session`s can
+    share it. Close it when done."""
+    if model is None:
+        return _local(None, n_ctx)
     if not isinstance(model, str | os.PathLike):
         return model
+    spec = os.fspath(model)
+    if isinstance(model, str) and spec.startswith(("http://", "https://")):
+        from hearth.models.loading import open_remote_model
+
+        return open_remote_model(spec)
+    return _local(spec, n_ctx)
+
+
+def _local(spec: str | None, n_ctx: int) -> ChatModel:
     from hearth.models.loading import load_chat_model
     from hearth.models.lookup import resolve_model
     from hearth.models.threads_setting import thread_policy
 
-    path: Path = resolve_model(os.fspath(model))
+    path: Path = resolve_model(spec)
     return load_chat_model(path, n_ctx, thread_policy(window=False))

@@ -33,3 +33,10 @@ def load_chat_model(
 
     check_once(path)  # a bundled or downloaded file is hashed against its record, once
     return LlamaCppModel(path, n_ctx=n_ctx, sampling=model_card_sampling(path), threads=threads)
+
+
+def open_remote_model(base_url: str, model: str | None = None) -> ChatModel:
+    """A model served by llama-server, Ollama or llama_cpp.server at `base_url`."""
+    from hearth.engine.remote import RemoteModel
+
+    return RemoteModel(base_url, model=model)

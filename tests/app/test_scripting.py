@@ -10,6 +10,8 @@ import pytest
 import hearth
 from hearth.assistant import Assistant
 from hearth.connectors.files import FilesConnector
+from hearth.generation import GenerationDone, GenerationSettings
+from hearth.messages import Message
 from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.files.kit import FilesPlugin
 
@@ -90,3 +92,29 @@ def test_a_script_runs_a_turn_on_a_real_model(test_gguf: Path) -> None:
     with hearth.Session(test_gguf, approve=lambda _: False, max_tokens=12, think=False) as script:
         turn = script.ask("Say hello.")
     assert turn.answer and turn.stop_reason in ("end", "max_tokens")
+
+
+def test_a_loaded_model_is_shared_by_sessions_and_stays_the_callers(
+    files: FilesConnector, documents: Path, test_gguf: Path
+) -> None:
+    model = hearth.load_model(test_gguf, n_ctx=2048)
+    try:
+        for _ in range(2):
+            with hearth.Session(
+                model,
+                approve=lambda proposal: proposal.effect == "read",
+                max_tokens=8,
+                plugins=[FilesPlugin(files)],
+                entry_points=False,
+            ) as script:
+                turn = script.ask("Say hello.")
+                assert not turn.error
+                assert turn.stats["model_calls"] == 1 and turn.stats["prompt_tokens"][0] > 0
+                assert {tool.name.split(".")[0] for tool in script.assistant.tools} == {"files"}
+        # Still open: a session closes only a model it loaded itself.
+        events = list(
+            model.generate([Message.user("Hi")], settings=GenerationSettings(max_tokens=4))
+        )
+        assert isinstance(events[-1], GenerationDone)
+    finally:
+        model.close()

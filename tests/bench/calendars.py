@@ -52,9 +52,9 @@ from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.calendar.local import IcsFileSource
 from hearth.connectors.calendar.objects import CalendarRef, Occurrence, Problem, StoredObject
 from hearth.connectors.calendar.settings import CalendarSettings
+from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 from tests.bench.calendar_data import GeneratedCalendar, changed, generate
 from tests.connectors.calendar.kit import other_client, server_calendar
-from tests.connectors.calendar.radicale import PASSWORD, USER, RadicaleServer
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NAME = "Bench"

@@ -44,11 +44,11 @@ from typing import Any
 import trustme
 
 from hearth import SettingsStore
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, DovecotServer
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.connector import MailConnector
 from hearth.connectors.mail.settings import MailSettings
 from tests.bench.mail_data import FOLDER, GeneratedMailbox, fill, generate, new_messages
-from tests.connectors.mail.dovecot import ADDRESS, DovecotServer
 from tests.connectors.mail.kit import run
 
 NEWEST = 50

@@ -22,7 +22,8 @@ from email.utils import format_datetime, formataddr
 
 import imapclient
 
-from tests.connectors.mail.dovecot import MAIL_GID, MAIL_UID, DovecotServer
+from hearth.connectors.evaluation.servers.dovecot import DovecotServer
+from hearth.connectors.evaluation.servers.dovecot_config import MAIL_GID, MAIL_UID
 
 FOLDER = "INBOX"
 RARE_WORD = "invoice"  # no other generated word contains it

@@ -13,14 +13,16 @@ from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.calendar.settings import CalendarSettings
+from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 from tests.connectors.calendar.kit import NOW, TODAY, server_calendar
-from tests.connectors.calendar.radicale import PASSWORD, USER, RadicaleServer
+from tests.connectors.servers import server_required
 
 
 @pytest.fixture
 def radicale(tmp_path: Path) -> Iterator[RadicaleServer]:
     """A fresh Radicale server with two users and no calendars yet."""
-    server = RadicaleServer(tmp_path / "radicale").start()
+    with server_required():
+        server = RadicaleServer(tmp_path / "radicale").start()
     yield server
     server.stop()
 

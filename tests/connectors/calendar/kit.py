@@ -11,7 +11,7 @@ import caldav
 
 from hearth import Connector, hookimpl
 from hearth.connectors.calendar.connector import CalendarConnector
-from tests.connectors.calendar.radicale import PASSWORD, USER, RadicaleServer
+from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 
 BERLIN = ZoneInfo("Europe/Berlin")
 TODAY = date(2026, 12, 1)  # a Tuesday

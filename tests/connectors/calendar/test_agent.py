@@ -9,10 +9,10 @@ import pytest
 
 from hearth.agent import ConsentAsked, Deny, ToolRan
 from hearth.connectors.calendar.connector import CalendarConnector
+from hearth.connectors.evaluation.servers.radicale import RadicaleServer
 from tests.app.agent.kit import of
 from tests.app.agent.turns import Turn, results, scripted_turns
 from tests.connectors.calendar.kit import CalendarPlugin, event_ics, server_calendar
-from tests.connectors.calendar.radicale import RadicaleServer
 
 pytestmark = pytest.mark.server
 

@@ -13,7 +13,7 @@ from hearth.connectors.calendar.caldav_source import CalDavSource, Changes, read
 from hearth.connectors.calendar.errors import Conflict, Offline, ReadOnlyCalendar
 from hearth.connectors.calendar.objects import CalendarRef, Problem, StoredObject
 from hearth.connectors.calendar.webdav import LoginFailed
-from tests.connectors.calendar.radicale import PASSWORD, USER, RadicaleServer
+from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 from tests.connectors.calendar.recording_proxy import RecordingProxy
 
 

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from hearth.cli.main import cli
+from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 from tests.connectors.calendar.kit import event_ics, server_calendar
-from tests.connectors.calendar.radicale import PASSWORD, USER, RadicaleServer
 
 pytestmark = pytest.mark.server
 

@@ -17,14 +17,15 @@ from cryptography.x509.oid import NameOID
 from hearth.connectors.calendar.caldav_source import CalDavSource
 from hearth.connectors.calendar.discovery import check_connection
 from hearth.connectors.calendar.errors import CalendarError, ConnectionProblem
-from tests.connectors.calendar.radicale import (
+from hearth.connectors.evaluation.servers import free_port
+from hearth.connectors.evaluation.servers.radicale import (
     OTHER_PASSWORD,
     OTHER_USER,
     PASSWORD,
     USER,
     RadicaleServer,
-    free_port,
 )
+from tests.connectors.servers import server_required
 
 
 def stage_of(url: str, username: str = USER, password: str = PASSWORD) -> ConnectionProblem:
@@ -68,7 +69,8 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
 @pytest.fixture
 def tls_radicale(tmp_path: Path) -> Iterator[RadicaleServer]:
     """Radicale over TLS with a self-signed certificate no trust store knows."""
-    server = RadicaleServer(tmp_path / "tls-radicale")
+    with server_required():
+        server = RadicaleServer(tmp_path / "tls-radicale")
     cert, key = self_signed(tmp_path)
     config = server.folder / "config"
     tls = f"[server]\nssl = True\ncertificate = {cert}\nkey = {key}\n"

@@ -17,7 +17,7 @@ from hearth.connectors.calendar.caldav_source import CalDavSource, Changes
 from hearth.connectors.calendar.errors import Conflict
 from hearth.connectors.calendar.objects import CalendarRef
 from hearth.connectors.calendar.store import CalendarStore
-from tests.connectors.calendar.radicale import PASSWORD, USER, RadicaleServer
+from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 from tests.connectors.calendar.test_store import event, summaries
 
 

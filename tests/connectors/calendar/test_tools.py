@@ -14,8 +14,8 @@ from hearth import Tool
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.connectors.calendar.errors import CalendarError, EventNotFound
 from hearth.connectors.calendar.ics import read_calendar
+from hearth.connectors.evaluation.servers.radicale import RadicaleServer
 from tests.connectors.calendar.kit import event_ics, server_calendar
-from tests.connectors.calendar.radicale import RadicaleServer
 
 YOGA = "yoga@other"
 FILE = (

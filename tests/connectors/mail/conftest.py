@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 import trustme
 
+from hearth.connectors.evaluation.servers.dovecot import DovecotServer
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.account import MailAccount
 from hearth.connectors.mail.connector import MailConnector
-from tests.connectors.mail.dovecot import DovecotServer
 from tests.connectors.mail.kit import open_account
-from tests.connectors.mail.smtp_server import SmtpServer
+from tests.connectors.servers import server_required
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +43,8 @@ def dovecot(mail_ca: trustme.CA, trust_mail_ca: Path) -> Iterator[DovecotServer]
     again (0700): the mail processes, running as another user, must reach them.
     """
     root = Path(tempfile.mkdtemp(prefix="hearth-dovecot-"))
-    server = DovecotServer(root / "dovecot", mail_ca).start()
+    with server_required():
+        server = DovecotServer(root / "dovecot", mail_ca).start()
     yield server
     server.stop()
     shutil.rmtree(root, ignore_errors=True)

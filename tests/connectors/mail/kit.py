@@ -9,11 +9,11 @@ from typing import Any
 from pydantic import SecretStr
 
 from hearth import Connector, SettingsStore, hookimpl
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, PASSWORD, USER, DovecotServer
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.connector import MailConnector
 from hearth.connectors.mail.settings import MailSettings
-from tests.connectors.mail.dovecot import ADDRESS, PASSWORD, USER, DovecotServer
-from tests.connectors.mail.smtp_server import SmtpServer
 
 
 class MailPlugin:

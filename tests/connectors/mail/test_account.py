@@ -11,12 +11,12 @@ import pytest
 from keyrings.alt.file import PlaintextKeyring
 
 from hearth import SecretStorageUnavailable, SettingsStore
+from hearth.connectors.evaluation.servers.dovecot import PASSWORD, DovecotServer, message
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.connector import MailConnector
 from hearth.connectors.mail.errors import MailError
-from tests.connectors.mail.dovecot import PASSWORD, DovecotServer, message
 from tests.connectors.mail.kit import account_settings, run
-from tests.connectors.mail.smtp_server import SmtpServer
 
 pytestmark = pytest.mark.server
 

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 import pytest
 
 from hearth.agent import ConsentAsked, Deny, ToolRan
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, DovecotServer, message
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.connector import MailConnector
 from tests.app.agent.kit import of
 from tests.app.agent.turns import Turn, results, scripted_turns
-from tests.connectors.mail.dovecot import ADDRESS, DovecotServer, message
 from tests.connectors.mail.kit import MailPlugin
-from tests.connectors.mail.smtp_server import SmtpServer
 
 pytestmark = pytest.mark.server
 

@@ -6,8 +6,14 @@ import pytest
 from click.testing import CliRunner
 
 from hearth.cli.main import cli
-from tests.connectors.mail.dovecot import ADDRESS, PASSWORD, USER, DovecotServer, message
-from tests.connectors.mail.smtp_server import SmtpServer
+from hearth.connectors.evaluation.servers.dovecot import (
+    ADDRESS,
+    PASSWORD,
+    USER,
+    DovecotServer,
+    message,
+)
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 
 pytestmark = pytest.mark.server
 

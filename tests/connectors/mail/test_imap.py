@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import trustme
 
+from hearth.connectors.evaluation.servers.dovecot import DovecotServer
 from hearth.connectors.mail.errors import ConnectionProblem, Offline
 from hearth.connectors.mail.imap import open_imap, presented_fingerprint
 from hearth.connectors.mail.presets import Security
 from hearth.connectors.mail.settings import MailSettings
-from tests.connectors.mail.dovecot import DovecotServer
 
 
 def settings_for(

@@ -19,15 +19,15 @@ import pytest
 
 from hearth.agent import AgentConfig, ConsentAsked, Deny, ToolRan
 from hearth.assistant import Assistant
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, DovecotServer, message
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.connector import MailConnector
 from hearth.consent import Rule
 from hearth.messages import CancelToken
 from hearth.ruling import Reason
 from tests.app.agent.kit import drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
-from tests.connectors.mail.dovecot import ADDRESS, DovecotServer, message
 from tests.connectors.mail.kit import MailPlugin, run
-from tests.connectors.mail.smtp_server import SmtpServer
 
 pytestmark = pytest.mark.server
 

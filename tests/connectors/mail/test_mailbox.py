@@ -7,10 +7,10 @@ from datetime import date, timedelta
 
 import pytest
 
+from hearth.connectors.evaluation.servers.dovecot import DovecotServer, message
 from hearth.connectors.mail.errors import FolderNotFound, MessageNotFound
 from hearth.connectors.mail.imap import open_imap
 from hearth.connectors.mail.mailbox import Mailbox
-from tests.connectors.mail.dovecot import DovecotServer, message
 from tests.connectors.mail.test_imap import settings_for
 
 

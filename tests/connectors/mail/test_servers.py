@@ -13,8 +13,14 @@ import pytest
 import trustme
 from imapclient.exceptions import LoginError
 
-from tests.connectors.mail.dovecot import ADDRESS, PASSWORD, USER, DovecotServer, message
-from tests.connectors.mail.smtp_server import SmtpServer
+from hearth.connectors.evaluation.servers.dovecot import (
+    ADDRESS,
+    PASSWORD,
+    USER,
+    DovecotServer,
+    message,
+)
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 
 
 def test_imaps_trusts_only_the_test_ca_and_checks_the_host_name(dovecot: DovecotServer) -> None:

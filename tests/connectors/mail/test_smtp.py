@@ -14,14 +14,15 @@ import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, Session
 
+from hearth.connectors.evaluation.servers import free_port
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, PASSWORD, USER
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail import tls
 from hearth.connectors.mail.compose import Draft, build_message, new_message_id
 from hearth.connectors.mail.errors import ConnectionProblem
 from hearth.connectors.mail.objects import Address
 from hearth.connectors.mail.settings import MailSettings
 from hearth.connectors.mail.smtp import NotSent, SendUnknown, deliver, open_smtp
-from tests.connectors.mail.dovecot import ADDRESS, PASSWORD, USER, free_port
-from tests.connectors.mail.smtp_server import SmtpServer
 
 ANN = Address("Ann Example", ADDRESS)
 DRAFT = Draft(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hearth.connectors.evaluation.servers.dovecot import DovecotServer, message
 from hearth.connectors.mail.cache import MailCache
 from hearth.connectors.mail.imap import open_imap
 from hearth.connectors.mail.mailbox import Mailbox
 from hearth.connectors.mail.objects import ParsedBody
 from hearth.connectors.mail.sync import SyncReport, sync_all, sync_folder
-from tests.connectors.mail.dovecot import DovecotServer, message
 from tests.connectors.mail.test_imap import settings_for
 
 

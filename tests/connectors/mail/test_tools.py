@@ -9,13 +9,13 @@ from email import policy
 
 import pytest
 
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, DovecotServer, message
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail import sending
 from hearth.connectors.mail.account import MailAccount
 from hearth.connectors.mail.connector import MailConnector
 from hearth.connectors.mail.errors import MailError
-from tests.connectors.mail.dovecot import ADDRESS, DovecotServer, message
 from tests.connectors.mail.kit import run
-from tests.connectors.mail.smtp_server import SmtpServer
 
 pytestmark = pytest.mark.server
 

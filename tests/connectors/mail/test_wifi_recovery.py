@@ -15,14 +15,14 @@ import pytest
 
 from hearth import Connector, hookimpl
 from hearth.agent import ConsentAsked, ToolRan
+from hearth.connectors.evaluation.servers.dovecot import DovecotServer
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.connector import MailConnector
 from hearth.connectors.system.connector import SystemConnector
 from hearth.connectors.system.linux_network import NmcliWifi
 from hearth.connectors.system.machine import Machine
 from tests.app.agent.kit import of
 from tests.app.agent.turns import Turn, results, scripted_turns
-from tests.connectors.mail.dovecot import DovecotServer
-from tests.connectors.mail.smtp_server import SmtpServer
 from tests.connectors.system.recorded import RecordedRunner, said
 
 pytestmark = pytest.mark.server

@@ -16,13 +16,13 @@ from hearth.agent import (
 )
 from hearth.agent.executor import MALFORMED_NAME
 from hearth.assistant import Assistant
+from hearth.connectors.evaluation.servers.dovecot import DovecotServer, message
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.connector import MailConnector
 from hearth.engine.llama import LlamaCppModel
 from hearth.generation import GenerationSettings
 from tests.app.agent.kit import drive, of
-from tests.connectors.mail.dovecot import DovecotServer, message
 from tests.connectors.mail.kit import MailPlugin
-from tests.connectors.mail.smtp_server import SmtpServer
 
 pytestmark = [pytest.mark.model, pytest.mark.server]
 

@@ -15,6 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from hearth.assistant import Assistant
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, DovecotServer, message
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.connector import MailConnector
 from hearth.ui import theme
 from hearth.ui.chat.card import ToolCard
@@ -28,9 +30,7 @@ from tests.connectors.mail.conftest import (  # noqa: F401 (fixtures)
     smtp_server,
     trust_mail_ca,
 )
-from tests.connectors.mail.dovecot import ADDRESS, DovecotServer, message
 from tests.connectors.mail.kit import MailPlugin
-from tests.connectors.mail.smtp_server import SmtpServer
 from tests.ui.chat.kit import Desk, Harness, open_window
 from tests.ui.conftest import save_screenshot
 

@@ -14,13 +14,13 @@ from hearth.assistant import Assistant
 from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.connectors.calendar.library import CalendarLibrary
+from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 from hearth.settings import SettingsStore
 from hearth.ui.context import UiContext
 from hearth.ui.pages.accounts import AccountsPage
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
 from tests.connectors.calendar.conftest import radicale  # noqa: F401 (fixture)
 from tests.connectors.calendar.kit import NOW, TODAY, CalendarPlugin, server_calendar
-from tests.connectors.calendar.radicale import PASSWORD, USER, RadicaleServer
 from tests.ui.conftest import save_screenshot
 
 FIELDS = [

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QComboBox, QLineEdit, QMessageBox, QScrollArea, QW
 from pytestqt.qtbot import QtBot
 
 from hearth.assistant import Assistant
+from hearth.connectors.evaluation.servers.dovecot import ADDRESS, PASSWORD, USER, DovecotServer
+from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.connector import MailConnector
 from hearth.settings import SettingsStore
@@ -21,9 +23,7 @@ from hearth.ui.forms import SECRET_KEPT
 from hearth.ui.pages.accounts import AccountsPage
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
 from tests.connectors.mail.conftest import dovecot, mail_ca, smtp_server, trust_mail_ca  # noqa: F401
-from tests.connectors.mail.dovecot import ADDRESS, PASSWORD, USER, DovecotServer
 from tests.connectors.mail.kit import MailPlugin, account_settings, run
-from tests.connectors.mail.smtp_server import SmtpServer
 from tests.ui.conftest import save_screenshot
 
 FIELDS = [

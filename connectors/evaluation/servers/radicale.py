@@ -1,4 +1,4 @@
-"""A real Radicale CalDAV server on loopback, run from a throwaway config for the tests.
+"""A real Radicale CalDAV server on loopback, run from a throwaway config (tests and evals).
 
 It can be stopped and started again on the same port with the same storage, which is how the
 tests take the server away (offline) and bring it back.
@@ -12,18 +12,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urljoin
+from xml.etree import ElementTree
 
-from tests.conftest import require
+import httpx
+
+from hearth.connectors.evaluation.servers import ServerUnavailable, free_port
 
 USER, PASSWORD = "alice", "correct horse"
 OTHER_USER, OTHER_PASSWORD = "bob", "battery staple"
+_PASSWORDS = {USER: PASSWORD, OTHER_USER: OTHER_PASSWORD}
 _START_TIMEOUT_S = 20.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+_DAV = "{DAV:}"
+_CHILDREN = '<?xml version="1.0"?><propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>'
 
 
 class RadicaleServer:
@@ -31,7 +32,10 @@ class RadicaleServer:
 
     def __init__(self, folder: Path, port: int | None = None) -> None:
         if importlib.util.find_spec("radicale") is None:
-            require("Radicale (pip install radicale) for the CalDAV tests")
+            raise ServerUnavailable(
+                "Radicale, the CalDAV server, is not installed: "
+                "install it with `pip install 'hearth[eval]'` (or `pip install radicale`)."
+            )
         self.folder = folder
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -58,13 +62,36 @@ class RadicaleServer:
         """The bare server URL a user would type; discovery finds the rest."""
         return f"http://127.0.0.1:{self.port}/"
 
+    def empty(self, user: str) -> int:
+        """Delete every collection of `user` over HTTP, as that user; returns how many.
+
+        The user's own principal collection stays: Radicale makes it at the first login.
+        """
+        auth = (user, _PASSWORDS[user])
+        home = urljoin(self.url, f"{user}/")
+        with httpx.Client(auth=auth, timeout=10) as client:
+            listing = client.request(
+                "PROPFIND", home, headers={"Depth": "1"}, content=_CHILDREN.encode()
+            )
+            if listing.status_code == httpx.codes.NOT_FOUND:
+                return 0
+            listing.raise_for_status()
+            children = [
+                urljoin(home, href)
+                for href in _collection_hrefs(listing.content)
+                if urljoin(home, href) != home
+            ]
+            for child in children:
+                client.delete(child).raise_for_status()
+        return len(children)
+
     def start(self) -> RadicaleServer:
-        log = (self.folder / "server.log").open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "radicale", "--config", str(self.folder / "config")],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        with (self.folder / "server.log").open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "radicale", "--config", str(self.folder / "config")],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + _START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -86,3 +113,14 @@ class RadicaleServer:
                 self.process.kill()
                 self.process.wait()
         self.process = None
+
+
+def _collection_hrefs(multistatus: bytes) -> list[str]:
+    """The hrefs of the collections in a PROPFIND answer."""
+    root = ElementTree.fromstring(multistatus)
+    return [
+        href
+        for response in root.iter(f"{_DAV}response")
+        if response.find(f".//{_DAV}resourcetype/{_DAV}collection") is not None
+        and (href := response.findtext(f"{_DAV}href"))
+    ]

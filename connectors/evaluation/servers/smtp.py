@@ -1,4 +1,4 @@
-"""A real aiosmtpd SMTP server on loopback for the tests, over implicit TLS or STARTTLS.
+"""A real aiosmtpd SMTP server on loopback (for tests and evals), over implicit TLS or STARTTLS.
 
 Sending needs AUTH, and AUTH needs TLS. The server only records what it accepts (it relays
 nothing), and it can drop the connection right after DATA, before its final reply, to show
@@ -17,11 +17,14 @@ import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
-from tests.connectors.mail.dovecot import PASSWORD, USER, free_port
+from hearth.connectors.evaluation.servers import free_port
+from hearth.connectors.evaluation.servers.dovecot import PASSWORD, USER
 
 
 @dataclass(frozen=True)
 class Received:
+    """One message the server accepted: its envelope and the bytes as the client sent them."""
+
     mail_from: str
     rcpt_tos: list[str]
     data: bytes
@@ -112,6 +115,13 @@ class SmtpServer:
             assert isinstance(server.transport, asyncio.Transport)
             server.transport.abort()
         return "250 2.0.0 Message accepted for delivery"
+
+    def take_all(self) -> list[Received]:
+        """Everything received so far, in order; the server forgets it (for the next round)."""
+        with self._lock:
+            taken = list(self.received)
+            self.received.clear()
+        return taken
 
     def start(self) -> SmtpServer:
         self.port = self.port or free_port()

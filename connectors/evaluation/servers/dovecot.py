@@ -1,4 +1,4 @@
-"""A real Dovecot IMAP server on loopback, run from a throwaway config for the tests.
+"""A real Dovecot IMAP server on loopback, run from a throwaway config (for tests and evals).
 
 It listens on loopback only: IMAPS (implicit TLS) and IMAP with STARTTLS, where a login
 without TLS is refused (on `strict_host`, see `DovecotServer`). Its certificate comes from
@@ -8,7 +8,6 @@ the test CA. The helpers act as another mail client (a phone, say) on the same m
 from __future__ import annotations
 
 import email.utils
-import getpass
 import os
 import re
 import shutil
@@ -27,25 +26,18 @@ import imapclient
 import imapclient.exceptions
 import trustme
 
-from tests.conftest import require
+from hearth.connectors.evaluation.servers import ServerUnavailable, free_port
+from hearth.connectors.evaluation.servers.dovecot_config import (
+    MAIL_GID,
+    MAIL_UID,
+    SPECIAL_FOLDERS,
+    dovecot_config,
+)
 
 USER, PASSWORD, ADDRESS = "ann", "correct horse", "ann@example.org"
 DOVECOT = Path("/usr/sbin/dovecot")
-# Dovecot refuses uid 0 for mail users: as root, mail belongs to nobody/nogroup and Dovecot's
-# own processes run as the users Debian's package creates. Otherwise all runs as oneself.
-AS_ROOT = os.geteuid() == 0
-MAIL_UID, MAIL_GID = (65534, 65534) if AS_ROOT else (os.getuid(), os.getgid())
-SERVICE_USER, LOGIN_USER = ("dovecot", "dovenull") if AS_ROOT else (getpass.getuser(),) * 2
-# Each is created with the special-use flag of its own name: Sent is \Sent.
-SPECIAL_FOLDERS = ("Sent", "Drafts", "Trash", "Archive", "Junk")
 _START_TIMEOUT_S = 10.0
 _APPENDUID = re.compile(rb"APPENDUID (\d+) (\d+)")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def message(
@@ -112,7 +104,10 @@ class DovecotServer:
 
     def __init__(self, root: Path, ca: trustme.CA, hostname: str = "localhost") -> None:
         if not DOVECOT.exists():
-            require("Dovecot (apt install dovecot-imapd) for the mail tests")
+            raise ServerUnavailable(
+                f"Dovecot is not installed ({DOVECOT} is missing): "
+                "install it with `sudo apt install dovecot-imapd`."
+            )
         self.root = root
         self.ca = ca
         self.user, self.password, self.address = USER, PASSWORD, ADDRESS
@@ -136,43 +131,10 @@ class DovecotServer:
         return self.log_path.read_text() if self.log_path.exists() else ""
 
     def _write_config(self) -> Path:
-        root = self.root
-        folders = "".join(
-            f"  mailbox {name} {{\n    special_use = \\{name}\n    auto = subscribe\n  }}\n"
-            for name in SPECIAL_FOLDERS
-        )
-        config = root / "dovecot.conf"
-        config.write_text(
-            f"base_dir = {root}/run\n"
-            f"state_dir = {root}/state\n"
-            f"instance_name = hearth-test-{self.tls_port}\n"
-            f"log_path = {self.log_path}\n"
-            "protocols = imap\n"
-            f"listen = {self.host}, {self.strict_host}\n"
-            f"default_internal_user = {SERVICE_USER}\n"
-            f"default_login_user = {LOGIN_USER}\n"
-            "ssl = yes\n"
-            f"ssl_cert = <{root}/cert.pem\n"
-            f"ssl_key = <{root}/key.pem\n"
-            "ssl_min_protocol = TLSv1.2\n"
-            # Only TLS connections may log in: STARTTLS first on the plain port.
-            "disable_plaintext_auth = yes\n"
-            "auth_mechanisms = plain login\n"
-            "auth_verbose = yes\n"
-            "passdb {\n  driver = passwd-file\n"
-            f"  args = scheme=PLAIN username_format=%u {root}/passwd\n}}\n"
-            "userdb {\n  driver = static\n"
-            f"  args = uid={MAIL_UID} gid={MAIL_GID} home={root}/home/%u\n}}\n"
-            "mail_location = maildir:~/Maildir\n"
-            "first_valid_uid = 1\n"
-            "namespace inbox {\n  inbox = yes\n  separator = /\n"
-            "  mailbox INBOX {\n    auto = subscribe\n  }\n"
-            f"{folders}}}\n"
-            "service imap-login {\n"
-            f"  inet_listener imap {{\n    port = {self.starttls_port}\n  }}\n"
-            f"  inet_listener imaps {{\n    port = {self.tls_port}\n    ssl = yes\n  }}\n"
-            "}\n"
-        )
+        config = self.root / "dovecot.conf"
+        hosts = (self.host, self.strict_host)
+        text = dovecot_config(self.root, self.log_path, hosts, self.tls_port, self.starttls_port)
+        config.write_text(text)
         return config
 
     def start(self) -> DovecotServer:
@@ -270,6 +232,26 @@ class DovecotServer:
     def uidvalidity(self, folder: str) -> int:
         with self.session() as client:
             return int(client.folder_status(folder, ["UIDVALIDITY"])[b"UIDVALIDITY"])
+
+    def empty_all(self) -> None:
+        """Leave the mailbox as `start` made it: every folder empty, any other folder gone.
+
+        It works as another client would: UID STORE \\Deleted and UID EXPUNGE in each folder,
+        then DELETE for each folder the configuration did not create (children first).
+        """
+        configured = {"INBOX", *SPECIAL_FOLDERS}
+        with self.session() as client:
+            listed = [(set(flags), str(name)) for flags, _, name in client.list_folders()]
+            for flags, name in sorted(listed, key=lambda item: -item[1].count("/")):
+                if not flags & {b"\\Noselect", b"\\NonExistent"}:
+                    client.select_folder(name)
+                    uids = client.search("ALL")
+                    if uids:
+                        client.delete_messages(uids)
+                        client.uid_expunge(uids)
+                    client.unselect_folder()
+                if name not in configured:
+                    client.delete_folder(name)
 
     def _maildir(self, folder: str) -> Path:
         maildir = self.home / "Maildir"
