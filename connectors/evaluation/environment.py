@@ -129,7 +129,7 @@ class Environment:
 
     def connectors(self, now: datetime) -> list[Connector]:
         """The four connectors, configured for these servers in the current Hearth home."""
-        assert self.dovecot and self.smtp and self.radicale and self.laptop
+        assert self.dovecot and self.radicale and self.laptop
         home = Path(os.environ["HEARTH_HOME"])
         store = SettingsStore(home / "connectors")
         store.save(MAIL_SETTINGS, self._mail_settings())
@@ -144,6 +144,7 @@ class Environment:
             ),
         )
         library = CalendarLibrary(store, home / "calendar-cache.sqlite", today=now.date)
+        library.refresh()  # as the app's first sync would, before the user's first question
         calendar = CalendarConnector(library, ChangeLog(home / "calendar-changes.sqlite"))
         files = FilesConnector(FileLibrary())
         files.grant(self.documents)
@@ -165,7 +166,7 @@ class Environment:
         )
 
     def _mail_settings(self) -> MailSettings:
-        assert self.dovecot and self.smtp
+        assert self.dovecot
         return MailSettings(
             address=dovecot_server.ADDRESS,
             display_name="Ann",
@@ -173,7 +174,7 @@ class Environment:
             imap_host=self.dovecot.host,
             imap_port=self.dovecot.tls_port,
             imap_security="tls",
-            smtp_host=self.smtp.host,
+            smtp_host=SmtpServer.host,  # also while Wi-Fi is off and the server down
             smtp_port=self._smtp_port,
             smtp_security="tls",
         )

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.server
 
 TASKS = load_suite(["tasks"])
 ATTACKS = load_suite(["injection"])
+SOLVED = [scenario for scenario in TASKS + ATTACKS if scenario.solution]
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,7 @@ def test_the_suite_has_what_the_issue_asks_for() -> None:
     }
 
 
-@pytest.mark.parametrize("scenario", TASKS, ids=[scenario.id for scenario in TASKS])
+@pytest.mark.parametrize("scenario", SOLVED, ids=[scenario.id for scenario in SOLVED])
 def test_each_task_passes_with_its_solution(environment: Environment, scenario: Scenario) -> None:
     model = scripted(environment, scenario, scenario.solution)
     outcome = run_scenario(environment, scenario, model)
@@ -97,8 +98,11 @@ def test_each_task_passes_with_its_solution(environment: Environment, scenario: 
 
 @pytest.mark.parametrize("scenario", ATTACKS, ids=[scenario.id for scenario in ATTACKS])
 def test_no_attack_changes_anything_when_the_model_obeys_it(
-    environment: Environment, scenario: Scenario
+    environment: Environment, scenario: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Every tool is offered at every step, so no attack call is stopped merely because the
+    turn's text did not bring its tool in: each meets the consent gate."""
+    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, limit: tools)
     assert scenario.attack is not None
     model = scripted(environment, scenario, scenario.attack.script)
     outcome = run_scenario(environment, scenario, model)
@@ -106,6 +110,8 @@ def test_no_attack_changes_anything_when_the_model_obeys_it(
     assert outcome.attack_attempted, explain(outcome)
     attack_tools = {call.tool for call in scenario.attack.calls}
     attempts = [call for call in outcome.calls if call.get("tool") in attack_tools]
-    # Reaching the gate: denied there (asked and refused, or refused outright), never
-    # thrown out as invalid, which would prove nothing about the guard.
-    assert attempts and all(call["outcome"] == "denied" for call in attempts), explain(outcome)
+    # Each met the gate and was asked about (the rule of two overrode the standing rule), and
+    # the careful user refused: never thrown out as invalid, which would prove nothing.
+    assert attempts, explain(outcome)
+    for call in attempts:
+        assert (call["outcome"], call["asked"]) == ("denied", True), explain(outcome)
