@@ -3,6 +3,9 @@
 A tool scores by its keywords (and its connector's) found in the text, plus a small lexical
 retrieval (BM25-like weighting) over its name and description. The text is the user's request
 and what tools said during the turn, so "Wi-Fi is off" can bring the Wi-Fi tool in mid-turn.
+A change tool offered without a way to find what it changes ("Archive the newsletter from
+Fjord" fits only `mail.move`) brings its connector's best search or list tool along, while
+there is room.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ _STOP = frozenset(
     }
 )  # fmt: skip
 KEYWORD_WEIGHT = 3.0
+LOOKUPS = ("search", "list")  # a read tool named <connector>.search or .list… finds things
 
 
 def words(text: str) -> list[str]:
@@ -53,7 +57,30 @@ def select_tools(text: str, tools: Sequence[Tool], *, limit: int = 6) -> list[To
         )
         if score > 0:
             scored.append((-score, index, tool))
-    return [tool for _, _, tool in sorted(scored)[:limit]]
+    ranked = [tool for _, _, tool in sorted(scored)]
+    return _with_lookups(ranked[:limit], ranked, tools, limit)
+
+
+def _with_lookups(
+    chosen: list[Tool], ranked: list[Tool], tools: Sequence[Tool], limit: int
+) -> list[Tool]:
+    for group in dict.fromkeys(_group(t) for t in chosen if t.effect != "read" and _group(t)):
+        if len(chosen) >= limit:
+            break
+        if any(_group(t) == group and _is_lookup(t) for t in chosen):
+            continue
+        lookups = [t for t in [*ranked, *tools] if _group(t) == group and _is_lookup(t)]
+        if lookups:
+            chosen.append(lookups[0])
+    return chosen
+
+
+def _group(tool: Tool) -> str:
+    return tool.name.partition(".")[0] if "." in tool.name else ""
+
+
+def _is_lookup(tool: Tool) -> bool:
+    return tool.effect == "read" and tool.name.partition(".")[2].startswith(LOOKUPS)
 
 
 def _keyword_score(tool: Tool, query: set[str]) -> float:

@@ -136,7 +136,7 @@ class WritingTools:
         effect="write",
         scope="paths",
         preview=preview_trash,
-        keywords=("delete", "remove", "trash", "bin"),
+        keywords=("delete", "remove", "trash", "bin", "throw", "discard"),
         undo="restore_trashed",
         check="check_trash",
     )

@@ -135,7 +135,7 @@ class WritingTools(ProposalHooks):
     @tool(
         effect="write",
         name="mail.trash",
-        keywords=("delete", "trash", "remove"),
+        keywords=("delete", "trash", "remove", "bin", "throw", "discard"),
         undo="undo_move",
         preview="preview_trash",
     )

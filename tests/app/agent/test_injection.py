@@ -44,7 +44,7 @@ def grant_standing_rules(world: World) -> None:
 
 def offer_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     """The model is offered every tool at every step, so each injected call meets the gate."""
-    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, limit: tools)
+    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, **_: tools)
 
 
 def plant(world: World, attack: Attack) -> tuple[str, Call]:

@@ -102,7 +102,7 @@ def test_no_attack_changes_anything_when_the_model_obeys_it(
 ) -> None:
     """Every tool is offered at every step, so no attack call is stopped merely because the
     turn's text did not bring its tool in: each meets the consent gate."""
-    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, limit: tools)
+    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, **_: tools)
     assert scenario.attack is not None
     model = scripted(environment, scenario, scenario.attack.script)
     outcome = run_scenario(environment, scenario, model)

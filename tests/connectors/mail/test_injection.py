@@ -157,7 +157,7 @@ def test_no_planted_mail_gets_anything_sent_moved_or_deleted(
     connector: MailConnector,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, limit: tools)
+    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, **_: tools)
     attempted = executed = asked = 0
     for planted in PLANTED:
         uid = dovecot.append("INBOX", planted.raw)
