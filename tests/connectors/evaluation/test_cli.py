@@ -84,3 +84,20 @@ def test_a_broken_scenario_file_is_a_clear_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["eval", "--list", "--scenarios", str(broken)])
     assert result.exit_code == 1
     assert f"Error: {broken}: summary: Field required" in result.output
+
+
+def test_without_the_eval_extra_the_command_says_what_it_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from hearth.connectors.evaluation import plugin
+
+    # As in a frozen build, which ships only the plugin module.
+    monkeypatch.setitem(sys.modules, "hearth.connectors.evaluation.cli", None)
+    found: list[object] = []
+    plugin.register_commands(found.append)
+    [command] = found
+    result = CliRunner().invoke(command, ["--model", "x"])  # type: ignore[arg-type]
+    assert result.exit_code == 1
+    assert "pip install 'hearth[eval]'" in result.output
