@@ -27,6 +27,7 @@ from hearth.connectors.evaluation.servers.daemons import (
     ServerFailed,
     merged,
     private_dirs,
+    quiet_run,
 )
 from hearth.connectors.evaluation.servers.pulse import PulseAudio
 from hearth.connectors.evaluation.servers.session_bus import SessionBus, check_gsettings
@@ -191,15 +192,7 @@ def _maximum(device: Path) -> int:
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        argv,
-        capture_output=True,
-        text=True,
-        timeout=10,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "LC_ALL": "C"},
-        check=False,
-    )
+    done = quiet_run(argv, 10)
     if done.returncode != 0:
         said = done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}"
         raise ServerFailed(f"`{' '.join(argv)}` failed: {said.splitlines()[0]}")

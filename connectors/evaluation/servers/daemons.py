@@ -105,18 +105,25 @@ def stop(process: subprocess.Popen[Any]) -> None:
         process.wait()
 
 
+def quiet_run(
+    argv: Sequence[str], timeout: float, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`argv` with no input, its output captured as text in the C locale, never a shell."""
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env={**(os.environ if env is None else env), "LC_ALL": "C"},
+        check=False,
+    )
+
+
 def answers(argv: Sequence[str], prefix: str, env: Mapping[str, str] | None = None) -> bool:
     """Whether `argv` exits 0 and prints a line starting with `prefix`, within 2 s."""
     try:
-        done = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            timeout=2,
-            stdin=subprocess.DEVNULL,
-            env={**(os.environ if env is None else env), "LC_ALL": "C"},
-            check=False,
-        )
+        done = quiet_run(argv, 2, env)
     except subprocess.TimeoutExpired:
         return False
     return done.returncode == 0 and done.stdout.startswith(prefix)
