@@ -61,6 +61,9 @@ class Connector:
     keyring (see `hearth.settings`). `test_connection(settings)` raises a `HearthError` whose
     message says what failed and what the user can do. `start()` begins background work (a
     file watcher, a sync) when a front end opens; `stop()` ends it and must be safe to repeat.
+    A connector whose resources can be spelt more than one way defines
+    `canonical_resource(value) -> str`, its own parser: every `@tool` of it with a `scope` gets
+    each scoped value through it before the gate rules (see `Tool.canonical_arguments`).
     """
 
     name: ClassVar[str] = ""

@@ -19,6 +19,7 @@ from hearth.agent.steps import (
     Step,
 )
 from hearth.consent import ConsentError, ConsentGate, Verdict
+from hearth.errors import ToolFailure
 from hearth.messages import CancelToken, ToolCall
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.tools import Tool, ToolArgumentsError
@@ -90,12 +91,7 @@ class Asker:
         if isinstance(answer, Deny):
             return Decided(_by_user(False, Reason.DENIED, answer.reason))
         if isinstance(answer, EditArguments):
-            try:
-                edited = plain(tool.validate(answer.arguments))
-            except ToolArgumentsError as error:
-                wording = f"the edited arguments are invalid: {error}"
-                return Decided(_by_user(False, Reason.EDIT_INVALID, wording))
-            return Decided(_by_user(True, Reason.EDITED, answer.describe()), edited)
+            return self._edited(answer, tool, conversation_id)
         if isinstance(answer, AllowFor):
             try:
                 rule = self.gate.grant(
@@ -110,6 +106,23 @@ class Asker:
             return Decided(ruling, arguments)
         assert isinstance(answer, AllowOnce)
         return Decided(_by_user(True, Reason.ALLOWED_ONCE, answer.describe()), arguments)
+
+    def _edited(self, answer: EditArguments, tool: Tool, conversation_id: str | None) -> Decided:
+        """The user's edit, in the same canonical spelling a proposal gets; a deny rule still
+        refuses it, since the edit may name a resource the proposal did not."""
+        try:
+            edited = tool.canonical_arguments(plain(tool.validate(answer.arguments)))
+        except (ToolArgumentsError, ToolFailure, OSError) as error:
+            wording = f"the edited arguments are invalid: {error}"
+            return Decided(_by_user(False, Reason.EDIT_INVALID, wording))
+        denied = self.gate.denial(tool, edited, conversation_id=conversation_id)
+        if denied is not None and denied.rule is not None:
+            rule = denied.rule
+            ruling = Ruling(
+                False, Decider.RULE, denied.cause, denied.reason, rule.id, rule.describe()
+            )
+            return Decided(ruling)
+        return Decided(_by_user(True, Reason.EDITED, answer.describe()), edited)
 
 
 def plain(arguments: dict[str, Any]) -> dict[str, Any]:

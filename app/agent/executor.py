@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Collection, Generator
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
 
 from hearth.agent.asking import Asker, Decided, fail_closed, plain
 from hearth.agent.steps import Outcome, Step, ToolProposed, ToolRan
-from hearth.consent import ConsentGate, TaintNote, TaintTracker, Verdict
+from hearth.consent import ConsentGate, OutsideText, TaintNote, TaintTracker, Verdict
 from hearth.errors import ToolCrashed, ToolFailure
 from hearth.generation import MalformedToolCall
 from hearth.journal import journaling
@@ -73,16 +74,19 @@ class Executor:
         registered one. None means no turn offered a set, as when a test calls directly.
         """
         tool = self.tools.get(call.name)
-        arguments, refused = self._validated(tool, call, offered)
+        proposed = call
+        arguments, refusal = self._validated(tool, call, offered)
         judged = tool
-        if refused is None and tool is not None and arguments is not None:
-            refused = _cannot_run(tool, arguments)
-            if refused is None:
-                judged, refused = _judged(tool, arguments)
+        if refusal is None and tool is not None and arguments is not None:
+            call = _as_read(call, tool, arguments)
+            refusal = _cannot_run(tool, arguments)
+            if refusal is None:
+                judged, refusal = _judged(tool, arguments)
         preview = tool.preview_text(arguments) if tool and arguments is not None else None
         yield ToolProposed(call, judged, preview)
         key = None if conversation_id is None else str(conversation_id)
         taint: tuple[TaintNote, ...] = ()
+        refused = refusal.ruling if refusal is not None else None
         if refused is not None or judged is None or arguments is None:
             decided = Decided(refused or fail_closed(Reason.UNKNOWN_TOOL, call.name))
         else:
@@ -94,11 +98,16 @@ class Executor:
             else:
                 decided = Decided(_by_rule(verdict), arguments)
             taint = verdict.taint
-        self._audit_decision(call, conversation_id, taint, decided)
+        self._audit_decision(call, conversation_id, taint, decided, proposed=proposed)
         if not decided.ruling.allowed or tool is None or decided.arguments is None:
             text = f"Error: {refused.wording}" if refused else f"Denied: {decided.ruling.wording}"
             outcome: Outcome = "invalid" if refused else "denied"
-            ran = ToolRan(call, outcome, text, decided.ruling, result=text)
+            observation = text
+            if refusal is not None and refusal.quotes_outside:
+                # The world's words (a name that does not exist, and the ones that do) are
+                # outside text like any tool output: fenced, and read by the rule of two.
+                observation = self.taint.fence(OutsideText(text, refusal.source))
+            ran = ToolRan(call, outcome, observation, decided.ruling, result=text)
         else:
             try:
                 ran = self._run(call, tool, decided, conversation_id)
@@ -128,17 +137,23 @@ class Executor:
 
     def _validated(
         self, tool: Tool | None, call: ToolCall, offered: Collection[str] | None
-    ) -> tuple[dict[str, Any] | None, Ruling | None]:
-        """The call's arguments checked and converted, or the fail-closed ruling refusing it."""
+    ) -> tuple[dict[str, Any] | None, Refusal | None]:
+        """The call's arguments checked, converted and put in their owners' canonical spelling,
+        or the fail-closed refusal."""
         if tool is None:
-            return None, fail_closed(Reason.UNKNOWN_TOOL, f"there is no tool named {call.name!r}")
+            wording = f"there is no tool named {call.name!r}"
+            return None, Refusal(fail_closed(Reason.UNKNOWN_TOOL, wording))
         if offered is not None and call.name not in offered:
             wording = f"{call.name!r} was not offered for this step, so it cannot run now"
-            return None, fail_closed(Reason.NOT_OFFERED, wording)
+            return None, Refusal(fail_closed(Reason.NOT_OFFERED, wording))
         try:
-            return plain(tool.validate(call.arguments)), None
+            checked = plain(tool.validate(call.arguments))
         except ToolArgumentsError as error:
-            return None, fail_closed(Reason.INVALID_ARGUMENTS, str(error))
+            return None, Refusal(fail_closed(Reason.INVALID_ARGUMENTS, str(error)))
+        try:
+            return tool.canonical_arguments(checked), None
+        except (ToolFailure, OSError) as error:
+            return checked, _world_refusal(tool, checked, error)
 
     def _run(
         self, call: ToolCall, tool: Tool, decided: Decided, conversation_id: int | None
@@ -154,7 +169,7 @@ class Executor:
         except (ToolFailure, OSError) as error:
             outcome, text = self._stopped(call, intent, journal, _world_error(error), started)
             # An error message can carry outside text too (a server's reply, a file name).
-            observation = self.taint.fence(text, tool.source(arguments, failed=True))
+            observation = self.taint.fence(OutsideText(text, tool.source(arguments, failed=True)))
             elapsed = (time.perf_counter() - started) * 1000
             undoable = outcome == "partial" and journal.entry is not None
             return ToolRan(
@@ -181,7 +196,7 @@ class Executor:
         self.audit.record_outcome(
             call.id, "executed", result_summary=text, duration_ms=round(elapsed)
         )
-        observation = self.taint.fence(text, tool.source(arguments))
+        observation = self.taint.fence(OutsideText(text, tool.source(arguments)))
         undoable = journal.entry is not None
         return ToolRan(
             call,
@@ -220,14 +235,20 @@ class Executor:
         return outcome, text
 
     def _audit_decision(
-        self, call: ToolCall, conversation_id: int | None, taint: Any, decided: Decided
+        self,
+        call: ToolCall,
+        conversation_id: int | None,
+        taint: Any,
+        decided: Decided,
+        *,
+        proposed: ToolCall | None = None,
     ) -> None:
         ruling = decided.ruling
         self.audit.append(
             call_id=call.id,
             tool=call.name,
             arguments=call.arguments if decided.arguments is None else decided.arguments,
-            proposed_arguments=call.arguments,
+            proposed_arguments=(proposed or call).arguments,
             ruling=ruling,
             outcome="proposed" if ruling.allowed else "denied",
             conversation_id=conversation_id,
@@ -236,23 +257,48 @@ class Executor:
         )
 
 
-def _cannot_run(tool: Tool, arguments: dict[str, Any]) -> Ruling | None:
+def _as_read(call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> ToolCall:
+    """The call as cards and steps show it: the model's arguments, with each one naming a
+    resource in the spelling the gate rules on and the tool will use."""
+    parsed = {name: arguments[name] for name in tool.scope_args if name in call.arguments}
+    return replace(call, arguments={**call.arguments, **parsed}) if parsed else call
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a call was refused before the gate; `source` is set when the reason is the world's
+    own words (a tool's `check` or parser), which may quote outside text."""
+
+    ruling: Ruling
+    source: str = ""
+
+    @property
+    def quotes_outside(self) -> bool:
+        return bool(self.source)
+
+
+def _world_refusal(tool: Tool, arguments: dict[str, Any], error: ToolFailure | OSError) -> Refusal:
+    ruling = fail_closed(Reason.CANNOT_RUN, f"this call cannot run: {_world_error(error)}")
+    return Refusal(ruling, tool.source(arguments, failed=True))
+
+
+def _cannot_run(tool: Tool, arguments: dict[str, Any]) -> Refusal | None:
     """The refusal of a call its tool's `check` says cannot run, so no one is asked about it."""
     if tool.check is None:
         return None
     try:
         tool.check(arguments)
     except (ToolFailure, OSError) as error:
-        return fail_closed(Reason.CANNOT_RUN, f"this call cannot run: {_world_error(error)}")
+        return _world_refusal(tool, arguments, error)
     return None
 
 
-def _judged(tool: Tool, arguments: dict[str, Any]) -> tuple[Tool, Ruling | None]:
+def _judged(tool: Tool, arguments: dict[str, Any]) -> tuple[Tool, Refusal | None]:
     """The tool as the gate judges this call: a send when it notifies people (invitations)."""
     try:
         invitation = tool.as_invitation(arguments)
     except (ToolFailure, OSError) as error:
-        return tool, fail_closed(Reason.CANNOT_RUN, f"this call cannot run: {_world_error(error)}")
+        return tool, _world_refusal(tool, arguments, error)
     return invitation or tool, None
 
 

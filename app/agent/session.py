@@ -87,6 +87,7 @@ class Session:
         if not self.history or self.history[0].role != "system":
             self.history.insert(0, Message.system(system_prompt or default_system_prompt()))
         self._on_message = on_message
+        self._descriptions_read: set[str] = set()
 
     def run_turn(
         self, text: str, cancel: CancelToken | None = None, *, tool_choice: ToolChoice = "auto"
@@ -111,6 +112,7 @@ class Session:
         context = text
         for step in range(self.config.max_steps):
             offered = select_tools(context, self.tools, limit=self.config.tool_limit)
+            self._read_descriptions(offered)
             choice = tool_choice if step == 0 and offered else "auto"
             done = yield from self._generate(offered, cancel, choice)
             stats.tools_offered.append(len(offered))
@@ -162,6 +164,17 @@ class Session:
         if done is None:
             raise HearthError("the model stream ended without finishing its reply")
         return done
+
+    def _read_descriptions(self, offered: Sequence[Tool]) -> None:
+        """A description written outside (an MCP server's) is read by the model as soon as its
+        tool is offered, so the rule of two counts it as read from then on."""
+        for tool in offered:
+            if tool.told_by and tool.name not in self._descriptions_read:
+                self._descriptions_read.add(tool.name)
+                self.executor.taint.add_untrusted(
+                    f"{tool.description}\n{json.dumps(dict(tool.parameters), ensure_ascii=False)}",
+                    f"the description of {tool.name}, written by {tool.told_by}",
+                )
 
     def _repeated(self, calls: Sequence[ToolCall], seen: Counter[str]) -> str | None:
         for call in calls:

@@ -1,6 +1,7 @@
 """Consent: rules, scopes and taint decide every tool call; the model only proposes."""
 
 from hearth.consent.gate import ConsentGate, Verdict, describe_sources, describe_taint
+from hearth.consent.outside import OutsideText
 from hearth.consent.rules import (
     UNTRUSTED_WARNING,
     ConsentError,
@@ -34,6 +35,7 @@ __all__ = [
     "ConsentGate",
     "Decision",
     "Duration",
+    "OutsideText",
     "Rule",
     "RuleBook",
     "RulePersistence",

@@ -86,6 +86,7 @@ class ConsentGate:
             return Verdict("deny", Reason.INVALID_ARGUMENTS, f"invalid arguments for '{tool_name}'")
         untrusted = tool.side_effecting and taint.has_untrusted
         notes = tuple(taint.check(arguments, thorough=untrusted))
+        notes += tuple(taint.reached(tool.reached_from))
         # An invitation is judged on its people and on the calendar it changes: a rule must
         # cover both, and a deny on either denies. A call that names nothing of its own (a
         # reply, whose people come from the message) is judged on its people alone.
@@ -105,6 +106,23 @@ class ConsentGate:
                 )
             verdict = verdict or self._allow(rules, now)
         return _with_taint(verdict or _ask(tool, rules), notes)
+
+    def denial(
+        self, tool: Tool, arguments: Mapping[str, Any], *, conversation_id: str | None
+    ) -> Verdict | None:
+        """The deny a rule makes of this call, if any: for arguments the user edited, which no
+        rule allowed but a rule may still forbid."""
+        facets = [tool, *([tool.primary] if tool.primary and tool.primary.scope_args else [])]
+        with self._lock:
+            now = self.clock()
+            for facet in facets:
+                found = self.matching_rules(
+                    facet, arguments, conversation_id=conversation_id, now=now
+                )
+                verdict = self._deny(found, now)
+                if verdict is not None:
+                    return verdict
+        return None
 
     def matching_rules(
         self,

@@ -27,6 +27,7 @@ from hearth.consent.canonical import (
     safe_label,
     visible,
 )
+from hearth.consent.outside import OutsideText
 
 TaintHow = Literal["copied", "derived", "matches"]
 """copied: the value is in the text; derived: a path built from a name the text showed;
@@ -96,10 +97,31 @@ class TaintTracker:
                 notes.append(note)
         return notes
 
-    def fence(self, text: str, source: str) -> str:
-        """Record `text` as untrusted and return it fenced and labelled for the prompt."""
-        self.add_untrusted(text, source)
-        return fence(text, source)
+    def reached(self, origins: Sequence[tuple[str, str]]) -> list[TaintNote]:
+        """A "recipient" note for each address a call reaches through data, not its arguments.
+
+        `origins` pairs each address with where the call takes it from ("the Reply-To of
+        message 'INBOX/7'"); the note adds the text the address was read in, if any. Nothing
+        once the user wrote the address, nor before the conversation read untrusted content.
+        """
+        with self._lock:
+            texts = _Texts(list(self._user), list(self._untrusted))
+        if not texts.untrusted:
+            return []
+        notes = []
+        for address, origin in origins:
+            if texts.said(address):
+                continue
+            read = texts.copied(address)
+            source = f"{origin} ({read})" if read else origin
+            notes.append(TaintNote("recipient", address, clean_label(source)))
+        return notes
+
+    def fence(self, outside: OutsideText) -> str:
+        """Record `outside` as read and return it fenced and labelled for the prompt: the one
+        way outside text becomes something the model reads."""
+        self.add_untrusted(outside.text, outside.source)
+        return fence(outside.text, outside.source)
 
 
 @dataclass(frozen=True)
@@ -124,6 +146,15 @@ class _Texts:
             return TaintNote(argument, value, source)
         source = self._derived(value)
         return TaintNote(argument, value, source, "derived") if source else None
+
+    def said(self, value: str) -> bool:
+        """Whether the user wrote `value` (in its canonical spelling)."""
+        atom = canonical(visible(value).strip())
+        return _significant(atom) and any(text.has(atom) for text in self.user)
+
+    def copied(self, value: str) -> str | None:
+        """The first untrusted source `value` is copied from, unless the user said it too."""
+        return self._copied(value)
 
     def _copied(self, value: str) -> str | None:
         clean = visible(value).strip()

@@ -12,7 +12,7 @@ import pydantic
 
 from hearth.timeslots import TimeSlot
 from hearth.tools.define import make_tool
-from hearth.tools.tool import Effect, Scope, ScopeKind, Tool, ToolDefinitionError
+from hearth.tools.tool import Effect, Notified, Scope, ScopeKind, Tool, ToolDefinitionError
 
 
 def tool(
@@ -28,7 +28,7 @@ def tool(
     keywords: Iterable[str] = (),
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
     check: Callable[[Mapping[str, Any]], None] | str | None = None,
-    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | str | None = None,
+    notifies: Callable[[Mapping[str, Any]], Notified] | str | None = None,
     slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | str | None = None,
 ) -> Callable[[Callable[..., Any]], Any]:
     """Decorator form of `make_tool`; on a connector's method it makes a `ToolMethod`.
@@ -78,7 +78,7 @@ class ToolOptions:
     keywords: Iterable[str]
     source_label: Callable[[Mapping[str, Any]], str] | None = None
     check: Callable[[Mapping[str, Any]], None] | str | None = None
-    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | str | None = None
+    notifies: Callable[[Mapping[str, Any]], Notified] | str | None = None
     slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | str | None = None
 
     def build(self, function: Callable[..., Any], name: str, **changes: Any) -> Tool:
@@ -150,6 +150,11 @@ class ToolMethod:
             for hook in ("check", "notifies", "preview", "slots")
             if isinstance(value := getattr(self.options, hook), str)
         }
+        # The connector owns its resources' spelling: its parser canonicalises every scoped
+        # value of every tool it has, so no tool can be declared without it by mistake.
+        parser = getattr(instance, "canonical_resource", None)
+        if self.options.scope is not None and callable(parser):
+            hooks["canonical"] = parser
         return self.options.build(bound, name, scope_kind=scope_kind, undo=undo, **hooks)
 
 

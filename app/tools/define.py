@@ -18,6 +18,7 @@ import pydantic
 from hearth.timeslots import TimeSlot
 from hearth.tools.tool import (
     Effect,
+    Notified,
     Scope,
     ScopeKind,
     Tool,
@@ -50,8 +51,9 @@ def make_tool(
     keywords: Iterable[str] = (),
     source_label: Callable[[Mapping[str, Any]], str] | None = None,
     check: Callable[[Mapping[str, Any]], None] | None = None,
-    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
+    notifies: Callable[[Mapping[str, Any]], Notified] | None = None,
     slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | None = None,
+    canonical: Callable[[str], str] | None = None,
 ) -> Tool:
     """Build a `Tool` from a typed, documented function; raises `ToolDefinitionError`.
 
@@ -62,7 +64,10 @@ def make_tool(
     `source_label(arguments)` words what a call read, for cards naming untrusted content.
     `notifies(arguments)` names the people a call would notify (calendar invitations); a call
     naming anyone is judged as a send to them as well (`Tool.as_invitation`). `slots(arguments)`
-    gives the stretches of time a card draws for the call.
+    gives the stretches of time a card draws for the call. `canonical(value)` is the
+    resource owner's parser: each value of a `scope` argument is put through it before the
+    gate rules on the call (a spelling it refuses raises `ToolFailure`), and the tool runs with
+    what it returns.
     """
     tool_name = name or str(getattr(function, "__name__", ""))
     _check_name(tool_name)
@@ -94,6 +99,7 @@ def make_tool(
         notifies=notifies,
         slots=slots,
         check=check,
+        canonical=canonical,
     )
 
 

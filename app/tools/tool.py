@@ -29,6 +29,9 @@ ScopeKind = Literal["path", "recipient", "calendar", "setting"]
 Scope = str | tuple[str, ...]
 """The argument naming the resource a call touches, or all of them ("sources", "destination")."""
 
+Notified = Sequence[str] | Mapping[str, str]
+"""What a `notifies` hook returns: the addresses, or each address with where it comes from."""
+
 _PREVIEW_VALUE_CHARS = 80
 _LABEL_VALUES = 3
 _LABEL_VALUE_CHARS = 100
@@ -64,15 +67,25 @@ class Tool:
     source_label: Callable[[Mapping[str, Any]], str] | None = None
     # Raises `ToolFailure` for a call that cannot run (a missing file), before anyone is asked.
     check: Callable[[Mapping[str, Any]], None] | None = None
+    # The resource's owner parsing one value of a scoped argument into the one spelling the
+    # gate rules on, the tool runs with and the card shows; raises `ToolFailure` for a
+    # spelling it refuses (see `canonical_arguments`).
+    canonical: Callable[[str], str] | None = None
+    # Who wrote the description and schema the model reads, when neither Hearth nor an
+    # installed plugin did ("the MCP server 'notes'"): reading them is reading outside text.
+    told_by: str | None = None
     # The addresses a call notifies (a calendar server mails invitations), from its arguments
-    # or the stored event; a call that notifies anyone is also a send to them.
-    notifies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None
+    # or the stored event; a call that notifies anyone is also a send to them. A mapping also
+    # says where the call takes each address from ("the Reply-To of message 'INBOX/7'").
+    notifies: Callable[[Mapping[str, Any]], Notified] | None = None
     # The stretches of time a card draws for a call (a calendar change's old and new slot).
     slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | None = None
     # Set only on the send view `as_invitation` makes: the people it reaches, and the tool
     # whose own scope (the calendar) a rule must cover as well.
     reaches: tuple[str, ...] = ()
     primary: Tool | None = None
+    # (address, where the call takes it from) for the people `reaches` names through data.
+    reached_from: tuple[tuple[str, str], ...] = ()
 
     @property
     def side_effecting(self) -> bool:
@@ -98,15 +111,39 @@ class Tool:
         """
         if self.notifies is None:
             return None
-        people = tuple(
-            dict.fromkeys(str(person).strip().lower() for person in self.notifies(arguments))
-        )
+        named = self.notifies(arguments)
+        people = tuple(dict.fromkeys(str(person).strip().lower() for person in named))
         people = tuple(person for person in people if person)
         if not people:
             return None
+        origins = named.items() if isinstance(named, Mapping) else ()
         return replace(
-            self, effect="send", scope_kind="recipient", reaches=people, primary=self, notifies=None
+            self,
+            effect="send",
+            scope_kind="recipient",
+            reaches=people,
+            primary=self,
+            notifies=None,
+            reached_from=tuple((str(p).strip().lower(), str(o)) for p, o in origins if o),
         )
+
+    def canonical_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """`arguments` with every value naming a resource in its owner's canonical spelling.
+
+        The gate, the tool, the card and the audit then all read that one value, so a spelling
+        the gate would read one way and the tool another (an escaped path) cannot exist.
+        """
+        if self.canonical is None or not self.scope_args:
+            return dict(arguments)
+        parse = self.canonical
+        converted = dict(arguments)
+        for name in self.scope_args:
+            value = converted.get(name)
+            if isinstance(value, str):
+                converted[name] = parse(value)
+            elif isinstance(value, list):
+                converted[name] = [parse(item) if isinstance(item, str) else item for item in value]
+        return converted
 
     def scoped_values(self, arguments: Mapping[str, Any]) -> list[object] | None:
         """Each resource the call names (list arguments give one per element), in order.

@@ -63,6 +63,11 @@ class CalendarConnector(ReadingTools, WritingTools, Connector):
         self.library = library or CalendarLibrary()
         self.changes = changes or ChangeLog(data_dir() / CHANGES_FILE)
 
+    def canonical_resource(self, name: str) -> str:
+        """A calendar named as the store names it, whatever case the call used; a name that
+        is no calendar is refused before anyone is asked."""
+        return self.library.store.calendar(name).name if name else name
+
     def test_connection(self, settings: CalendarSettings) -> str:
         """Log in to the CalDAV server and find its calendars; raises saying what failed."""
         if not settings.server:

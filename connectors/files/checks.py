@@ -11,13 +11,21 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hearth.connectors.files.library import FileLibrary
-from hearth.connectors.files.roots import resolve_inside
+from hearth.connectors.files.roots import locate, resolve_inside
 
 
 class CallChecks:
     """The `check=` hooks of the file tools, by tool."""
 
     library: FileLibrary
+
+    def canonical_resource(self, raw: str) -> str:
+        """A path as the file tools walk it: escapes undone, below its grant's real folder.
+
+        The gate rules on this, and the tool runs with it, so the two cannot read one spelling
+        two ways; a path `locate` refuses is refused before anyone is asked.
+        """
+        return str(locate(raw, self.library.grants()).path) if raw else raw
 
     def check_folder(self, arguments: Mapping[str, Any]) -> None:
         """files.search and files.list: a folder, if named, exists inside a grant."""

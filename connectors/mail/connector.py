@@ -9,6 +9,7 @@ import click
 
 from hearth import Connector, ConnectorAction
 from hearth.connectors.mail.account import NAME, MailAccount
+from hearth.connectors.mail.addresses import parse_recipients
 from hearth.connectors.mail.cli import mail_commands
 from hearth.connectors.mail.outbox_actions import outbox_actions
 from hearth.connectors.mail.reading import ReadingTools
@@ -43,6 +44,10 @@ class MailConnector(ReadingTools, WritingTools, Connector):
     def __init__(self, account: MailAccount | None = None) -> None:
         super().__init__()
         self.account = account or MailAccount()
+
+    def canonical_resource(self, recipient: str) -> str:
+        """One recipient as the message will carry it, read by the address parser that sends."""
+        return str(parse_recipients([recipient])[0])
 
     def test_connection(self, settings: MailSettings) -> str:
         """Log in to IMAP and SMTP; raises saying what failed (dns, tcp, tls, auth, ...)."""

@@ -2,7 +2,8 @@
 
 Checks refuse a call that cannot run (an address that reads two ways, a header injection);
 `notifies` names everyone a send or reply reaches, its Bcc and a Reply-To included, so the gate
-judges the real recipients; previews render the whole message with its warnings.
+judges the real recipients (a reply's also say which header of the message each comes from, for
+the card); previews render the whole message with its warnings.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hearth.connectors.mail.compose import Draft, build_message, render_preview,
 from hearth.connectors.mail.concerns import sender_concerns
 from hearth.connectors.mail.errors import MailError
 from hearth.connectors.mail.fetching import fetch
-from hearth.connectors.mail.ids import parse_message_id
+from hearth.connectors.mail.ids import message_id, parse_message_id
 from hearth.connectors.mail.objects import Address, Envelope
 
 _LISTED = 10
@@ -67,8 +68,24 @@ class ProposalHooks:
     def recipients_of_send(self, arguments: Mapping[str, Any]) -> list[str]:
         return list(self.draft_of_send(arguments).recipients)
 
-    def recipients_of_reply(self, arguments: Mapping[str, Any]) -> list[str]:
-        return list(self.draft_of_reply(arguments)[0].recipients)
+    def recipients_of_reply(self, arguments: Mapping[str, Any]) -> dict[str, str]:
+        """Everyone a reply reaches, each with the header of the message it comes from."""
+        draft, original = self.draft_of_reply(arguments)
+        headers = (
+            ("Reply-To", original.reply_to),
+            ("From", (original.sender,) if original.sender else ()),
+            ("To", original.to),
+            ("Cc", original.cc),
+        )
+        where = message_id(original.folder, original.uid)
+        origins = {}
+        for address in draft.recipients:
+            header = next(
+                (name for name, found in headers if any(a.email.lower() == address for a in found)),
+                "headers",
+            )
+            origins[address] = f"the {header} of message '{where}'"
+        return origins
 
     def preview_send(self, arguments: Mapping[str, Any]) -> str:
         try:

@@ -87,6 +87,7 @@ def _tool(name: str, server: str, item: McpTool, schema: dict[str, Any], call: C
         preview=lambda arguments: _preview(server, item, arguments),
         keywords=tuple(dict.fromkeys(["mcp", *_words(server), *_words(real)])),
         source_label=lambda _: f"the MCP server '{server}', tool {real}",
+        told_by=f"the MCP server '{server}'",
     )
 
 

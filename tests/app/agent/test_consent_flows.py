@@ -25,7 +25,7 @@ from hearth.agent import (
 )
 from hearth.assistant import Assistant
 from hearth.connectors.files import FileLibrary, FilesConnector
-from hearth.consent import Verdict
+from hearth.consent import Verdict, fenced_source, unfence
 from hearth.messages import CancelToken, ToolCall
 from hearth.ruling import Reason
 from tests.app.agent.kit import World, drive, of
@@ -189,7 +189,9 @@ def test_a_call_that_cannot_run_is_refused_before_any_card(
     assert asked(steps) == []
     (ran,) = of(steps, ToolRan)
     assert ran.outcome == "invalid" and ran.ruling.reason is Reason.CANNOT_RUN
-    assert ran.observation.startswith("Error: this call cannot run:")
+    # The world's words about the call (names that are there) reach the model fenced.
+    assert unfence(ran.observation).startswith("Error: this call cannot run:")
+    assert fenced_source(ran.observation) is not None
     (row,) = assistant.audit.entries(call_id=ran.call.id)
     assert row.ruling.reason is Reason.CANNOT_RUN and row.outcome == "denied"
     assert (documents / "notes.txt").exists()
