@@ -19,7 +19,7 @@ from typing import Any
 
 from hearth import UndoFailed, data_dir, tool
 from hearth.connectors.files.errors import FilesError
-from hearth.connectors.files.fsops import Spot, open_at, parent_of, refusal, stat_at
+from hearth.connectors.files.fsops import Spot, open_at, open_file, parent_of, refusal, stat_at
 from hearth.connectors.files.library import FileLibrary
 from hearth.connectors.files.names import shown, unshown
 from hearth.connectors.files.previews import preview_create_folder, preview_write
@@ -186,10 +186,8 @@ def _write(folder: int, name: str, data: bytes, *, replace: bool) -> None:
 
 
 def _read(folder: int, spot: Spot) -> bytes:
-    try:
-        descriptor = open_at(folder, spot.name, READ)
-    except OSError as error:
-        raise refusal(spot.path, error, folder) from None
+    # A file with other names is refused: its old text, kept for undo, could come from outside.
+    descriptor = open_file(folder, spot, READ)
     with os.fdopen(descriptor, "rb") as file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             raise FilesError(f"{shown(str(spot.path))} is not a file")

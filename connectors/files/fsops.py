@@ -7,6 +7,10 @@ relative to a held folder descriptor. A process that swaps a folder for a link m
 a call fail; it cannot make it reach outside the grant. A rename never replaces what is at its
 target: renameat2 RENAME_NOREPLACE on Linux, renameatx_np RENAME_EXCL on macOS, and a hard link
 then unlink elsewhere (files only).
+
+A file with more than one name (hard link) is refused like a link: pinning by device and inode
+cannot see one, and its other name may be outside the grants (a tar or zip unpacked into a
+granted folder can make one). What is read or copied is checked on the opened descriptor.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ SUPPORTED = bool(O_NOFOLLOW and O_DIRECTORY) and os.supports_dir_fd >= _AT_CALLS
 _RENAME_NOREPLACE = 1  # linux/fs.h
 _RENAME_EXCL = 4  # macOS sys/stdio.h
 HINT = "Use a full path exactly as files.list or files.search show it."
+HARD_LINKED = "hard-linked"
+"""How the reason starts when a file is refused or skipped for having more than one name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,13 +176,53 @@ def _open_root_path(path: Path) -> int:
 
 
 def entry_at(folder: int, spot: Spot) -> os.stat_result:
-    """What `spot` is in its held parent `folder`; refuses what is missing and what is a link."""
+    """What `spot` is in its held parent `folder`; refuses what is missing, a link, or hard-linked.
+
+    Only a name is acted on after this (renamed, moved, trashed); what is read or copied is
+    checked again on its opened descriptor (`open_file`, `transfer`).
+    """
     found = stat_at(folder, spot.name)
     if found is None:
         raise PathRefused(f"{shown(str(spot.path))}: no such file or folder. {HINT}")
     if stat.S_ISLNK(found.st_mode):
         raise PathRefused(f"{shown(str(spot.path))} is a symbolic link, which Hearth never follows")
+    refuse_hard_links(spot.path, found)
     return found
+
+
+def hard_links(info: os.stat_result) -> str | None:
+    """Why a file with other names is refused; None for a folder or a file with one name."""
+    if stat.S_ISDIR(info.st_mode) or info.st_nlink <= 1:
+        return None
+    return (
+        f"{HARD_LINKED}: it has {info.st_nlink} names (hard links), so it may be a file outside "
+        "your granted folders under another name; Hearth does not open files with more than one "
+        "link, even when all its names are inside granted folders (that cannot be told cheaply)"
+    )
+
+
+def refuse_hard_links(where: Path, info: os.stat_result) -> None:
+    """Refuse what `info` describes (at `where`) if it is a file with more than one name."""
+    reason = hard_links(info)
+    if reason is not None:
+        raise PathRefused(f"{shown(str(where))} is {reason}")
+
+
+def open_file(folder: int, spot: Spot, flags: int) -> int:
+    """Open `spot` in its held parent `folder`, never through a link nor with other names.
+
+    The link count is read from the opened descriptor, so it is that of what is then read.
+    """
+    try:
+        descriptor = open_at(folder, spot.name, flags)
+    except OSError as error:
+        raise refusal(spot.path, error, folder) from None
+    try:
+        refuse_hard_links(spot.path, os.fstat(descriptor))
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
 
 
 def refusal(where: Path, error: OSError, folder: int | None = None) -> FilesError:

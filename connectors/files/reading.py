@@ -16,7 +16,7 @@ from typing import Literal
 from hearth import tool
 from hearth.connectors.files.errors import FilesError, PathRefused
 from hearth.connectors.files.extract import kind_of
-from hearth.connectors.files.fsops import folder_of, open_at, parent_of, refusal
+from hearth.connectors.files.fsops import folder_of, hard_links, open_file, parent_of
 from hearth.connectors.files.index import Hit, Query
 from hearth.connectors.files.library import FileLibrary
 from hearth.connectors.files.names import shown
@@ -101,10 +101,7 @@ class ReadingTools:
         if spot.is_root:
             raise PathRefused(f"{shown(path)} is a folder; use files.list")
         with parent_of(spot) as folder:
-            try:
-                descriptor = open_at(folder, spot.name, READ)
-            except OSError as error:
-                raise refusal(spot.path, error, folder) from None
+            descriptor = open_file(folder, spot, READ)  # refuses a file with other names
         try:
             if stat.S_ISDIR(os.fstat(descriptor).st_mode):
                 raise PathRefused(f"{shown(path)} is a folder; use files.list")
@@ -134,9 +131,13 @@ def _listing(folder: int, path: Path) -> Listing:
     with os.scandir(folder) as scan:
         visible = sorted((e for e in scan if not e.name.startswith(".")), key=lambda e: e.name)
     entries = []
+    linked = 0
     for entry in itertools.islice(visible, LIST_LIMIT):
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISLNK(info.st_mode):
+            continue
+        if hard_links(info) is not None:  # left out, like a link: it may be a file outside
+            linked += 1
             continue
         kind = "folder" if stat.S_ISDIR(info.st_mode) else kind_of(Path(entry.name))
         entries.append(
@@ -144,10 +145,20 @@ def _listing(folder: int, path: Path) -> Listing:
                 name=shown(entry.name), kind=kind, size=info.st_size, modified=_when(info.st_mtime)
             )
         )
-    note = None
-    if len(visible) > LIST_LIMIT:
-        note = f"showing {LIST_LIMIT} of {len(visible)} entries"
-    return Listing(folder=shown(str(path)), entries=entries, note=note)
+    return Listing(folder=shown(str(path)), entries=entries, note=_note(len(visible), linked))
+
+
+def _note(total: int, linked: int) -> str | None:
+    """What a listing leaves out: entries past the limit, and files with other names."""
+    notes = []
+    if total > LIST_LIMIT:
+        notes.append(f"showing {LIST_LIMIT} of {total} entries")
+    if linked:
+        notes.append(
+            f"{linked} file(s) with more than one name (hard links) not shown; Hearth does not "
+            "open such files, as another name may be outside your granted folders"
+        )
+    return "; ".join(notes) or None
 
 
 def _excerpt(text: str, first_line: int, max_lines: int) -> Excerpt:

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hearth.connectors.files.errors import FilesError, GrantReplaced, PathRefused
-from hearth.connectors.files.fsops import Grant, Spot, folder_of, parent_of, pin, stat_at
+from hearth.connectors.files.fsops import (
+    Grant,
+    Spot,
+    folder_of,
+    parent_of,
+    pin,
+    refuse_hard_links,
+    stat_at,
+)
 from hearth.connectors.files.names import shown, spoofing_characters, unshown
 
 __all__ = [
@@ -62,6 +70,8 @@ def resolve_inside(raw: str, roots: Sequence[Path], *, must_exist: bool = True) 
         found = stat_at(folder, spot.name)
     if found is not None and stat.S_ISLNK(found.st_mode):
         raise PathRefused(f"{shown(raw)}: is a symbolic link, which Hearth never follows")
+    if found is not None:
+        refuse_hard_links(spot.path, found)
     if found is None and must_exist:
         raise PathRefused(f"{shown(raw)}: no such file or folder. {_HINT}")
     if found is None and ":" in spot.name:

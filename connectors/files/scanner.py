@@ -4,7 +4,9 @@ Walking goes down from a grant's pinned folder by directory descriptors and neve
 symbolic link, in a scan or after a change event, so a link (or a folder swapped for one) never
 makes anything outside the grants searchable, and link cycles cannot make it loop. It skips hidden
 names, which Hearth never shows, and removes on its way the temporary copies a killed Hearth left
-(`leftovers`). A file whose size and mtime match the index is not read again.
+(`leftovers`). A file whose size and mtime match the index is not read again. A file with more
+than one name (hard link) is indexed by name only, with the reason, and tried again on every
+rescan, since its other names may be outside the grants.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from hearth.connectors.files.errors import FilesError
 from hearth.connectors.files.extract import UNREADABLE, Extracted, TextExtractor, kind_of
 from hearth.connectors.files.fsops import (
     FOLDER,
+    HARD_LINKED,
     Grant,
     Spot,
     folder_of,
+    hard_links,
     open_at,
     parent_of,
     pin,
@@ -163,6 +167,11 @@ class Scanner:
         except (FilesError, OSError) as error:
             return Extracted(kind_of(path), "", f"{UNREADABLE}: {_reason(error)}")
         try:
+            # Checked on what was opened: a file with other names may be one outside the grants.
+            linked = hard_links(os.fstat(descriptor))
+            if linked is not None:
+                log.info("Skipped %s: %s", path, linked)
+                return Extracted(kind_of(path), "", linked)
             return self.extractor.extract(path, descriptor)
         finally:
             os.close(descriptor)
@@ -254,8 +263,9 @@ def _status(spot: Spot) -> os.stat_result | None:
 
 
 def _could_not_read(entry: Entry) -> bool:
-    # A file made readable keeps its size and time, so one that could not be read is retried.
-    return (entry.skipped or "").startswith(UNREADABLE)
+    # A file made readable keeps its size and time, so one that could not be read is retried;
+    # so does a file whose other names were removed, so a hard-linked one is retried too.
+    return (entry.skipped or "").startswith((UNREADABLE, HARD_LINKED))
 
 
 def _reason(error: BaseException) -> str:

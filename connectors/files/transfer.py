@@ -19,8 +19,9 @@ import shutil
 import stat
 import uuid
 
-from hearth.connectors.files.errors import FilesError
-from hearth.connectors.files.fsops import FOLDER, open_at, rename_no_replace, stat_at
+from hearth.connectors.files.errors import FilesError, PathRefused
+from hearth.connectors.files.fsops import FOLDER, hard_links, open_at, rename_no_replace, stat_at
+from hearth.connectors.files.names import shown
 
 _CHUNK = 1 << 20
 _TEMPORARY = re.compile(r"\.hearth-([0-9]{1,10})-[0-9a-f]{12}\.tmp")
@@ -118,6 +119,10 @@ def _copy_file(
 ) -> None:
     source = open_at(folder, name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
+        # A copy has one name: copying a file with others would let its text in under it.
+        linked = hard_links(os.fstat(source))
+        if linked is not None:
+            raise PathRefused(f"{shown(name)} is {linked}; not moved")
         copy = open_at(target_folder, target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             while chunk := os.read(source, _CHUNK):

@@ -28,7 +28,15 @@ from urllib.parse import quote, unquote_to_bytes
 
 from hearth import UndoFailed
 from hearth.connectors.files.errors import FilesError
-from hearth.connectors.files.fsops import FOLDER, Grant, Spot, open_at, parent_of, stat_at
+from hearth.connectors.files.fsops import (
+    FOLDER,
+    Grant,
+    Spot,
+    open_at,
+    parent_of,
+    refuse_hard_links,
+    stat_at,
+)
 from hearth.connectors.files.names import shown, unshown
 from hearth.connectors.files.results import TrashedItem
 from hearth.connectors.files.roots import locate
@@ -63,6 +71,7 @@ def move_to_trash(folder: int, spot: Spot, journal: Journal | None = None) -> Tr
     found = stat_at(folder, spot.name)
     if found is None:
         raise FilesError(f"{shown(str(spot.path))}: no such file or folder")
+    refuse_hard_links(spot.path, found)
     try:
         can = _can_for(spot.path, found.st_dev)
         with _opened(can.folder / "files") as files, _opened(can.folder / "info") as info:
