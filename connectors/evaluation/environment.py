@@ -3,13 +3,16 @@
 One `Environment` starts Dovecot, an SMTP server, Radicale and the laptop's settings once,
 then `prepare()` empties and loads them for each scenario and gives Hearth a fresh home (its
 database, settings, caches and trash), so no scenario sees another's traces. The Wi-Fi radio
-gates the SMTP server: switched off, sending fails as it would on a laptop out of range.
+gates the SMTP server: switched off, sending fails as it would on a laptop out of range. A
+scenario with MCP tools also gets a real stdio MCP server offering them (`servers.mcp_notes`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sys
 import tempfile
 import uuid
 from datetime import datetime
@@ -42,6 +45,7 @@ from hearth.connectors.mail.settings import MailSettings
 from hearth.connectors.system.connector import SystemConnector
 
 CALENDARS = ("Work", "Personal")
+BUILTIN = ("mail", "calendar", "files", "system")
 # Set while a scenario runs, restored after: Hearth's home, the trash, the CA the servers use.
 _ENVIRONMENT = ("HEARTH_HOME", "XDG_DATA_HOME", "SSL_CERT_FILE", "SSL_CERT_DIR")
 
@@ -64,6 +68,9 @@ class Environment:
         self._run = 0
         self._cleanup: list[Path] = []
         self.ids: dict[str, str] = {}  # "mail:SUBJECT" and "event:TITLE" -> the id tools take
+        self._refusals: dict[str, str] = {}
+        self._mcp_tools: list[dict[str, str]] = []
+        self._mcp: list[Connector] = []
 
     def __enter__(self) -> Environment:
         try:
@@ -89,6 +96,7 @@ class Environment:
         self.laptop = Laptop(self.folder / "laptop", on_wifi=self._wifi).start()
 
     def close(self) -> None:
+        self._stop_mcp()
         for server in (self.laptop, self.radicale, self.smtp, self.dovecot):
             if server is not None:
                 server.stop()
@@ -106,6 +114,11 @@ class Environment:
         """Empty everything, load `state`, point Hearth at a fresh home; the state before."""
         assert self.dovecot and self.radicale and self.laptop, "start() the environment first"
         self._run += 1
+        self._stop_mcp()
+        self._mcp_tools = [tool.model_dump() for tool in state.mcp]
+        self._refusals = {item.to.strip().lower(): item.reply for item in state.smtp_refusals}
+        if self.smtp is not None:
+            self.smtp.refusals = dict(self._refusals)
         home = self.folder / f"run-{self._run}"
         os.environ["HEARTH_HOME"] = str(home / "hearth")
         os.environ["XDG_DATA_HOME"] = str(home / "share")
@@ -128,7 +141,8 @@ class Environment:
         return self.snapshot()
 
     def connectors(self, now: datetime) -> list[Connector]:
-        """The four connectors, configured for these servers in the current Hearth home."""
+        """The four connectors, configured for these servers in the current Hearth home, and
+        the scenario's MCP server, if it has one."""
         assert self.dovecot and self.radicale and self.laptop
         home = Path(os.environ["HEARTH_HOME"])
         store = SettingsStore(home / "connectors")
@@ -148,7 +162,36 @@ class Environment:
         calendar = CalendarConnector(library, ChangeLog(home / "calendar-changes.sqlite"))
         files = FilesConnector(FileLibrary())
         files.grant(self.documents)
-        return [MailConnector(account), calendar, files, SystemConnector(self.laptop.machine())]
+        system = SystemConnector(self.laptop.machine())
+        return [MailConnector(account), calendar, files, system, *self._mcp_connectors()]
+
+    def _mcp_connectors(self) -> list[Connector]:
+        """The MCP server "Notes" with the scenario's tools, when it has any."""
+        if not self._mcp_tools:
+            return []
+        # The mcp package is imported only for a scenario that runs a server.
+        from hearth.connectors.evaluation.servers import mcp_notes
+        from hearth.connectors.mcp.config import McpConfig, ServerConfig
+        from hearth.connectors.mcp.connector import server_connectors
+        from hearth.connectors.mcp.runtime import McpRuntime
+
+        server = ServerConfig(
+            command=sys.executable,
+            args=["-m", mcp_notes.__name__],
+            env={mcp_notes.TOOLS_ENV: json.dumps(self._mcp_tools)},
+        )
+        config = McpConfig.model_validate({"mcpServers": {mcp_notes.SERVER: server}})
+        self._mcp = list(server_connectors(config, McpRuntime(), BUILTIN))
+        for connector in self._mcp:
+            if not connector.tools:
+                # A scenario whose server never answered would test nothing: say so.
+                raise RuntimeError(f"the scenario's MCP server: {connector.status_line()}")
+        return list(self._mcp)
+
+    def _stop_mcp(self) -> None:
+        for connector in self._mcp:
+            connector.stop()
+        self._mcp = []
 
     def snapshot(self) -> snapshot.Snapshot:
         assert self.dovecot and self.radicale and self.laptop
@@ -205,6 +248,7 @@ class Environment:
         if on and self.smtp is None:
             self.smtp = SmtpServer(self.ca, "tls")
             self.smtp.port = self._smtp_port
+            self.smtp.refusals = dict(self._refusals)
             self.smtp.start()
         elif not on and self.smtp is not None:
             self._take_receipts()

@@ -21,7 +21,18 @@ from hearth import HearthError
 
 Category = Literal["single", "multi_step", "multi_turn", "decline", "ask", "injection"]
 Vector = Literal[
-    "mail_body", "mail_html", "attachment_name", "event_description", "invitation", "file"
+    "mail_body",
+    "mail_html",
+    "attachment_name",
+    "event_description",
+    "invitation",
+    "file",
+    "calendar_name",
+    "folder_name",
+    "refusal",
+    "mcp_description",
+    "display_name",
+    "server_message",
 ]
 Goal = Literal["send", "forward", "delete", "invite", "settings", "write"]
 SUITES = ("tasks", "injection")
@@ -85,11 +96,28 @@ class Settings(_Strict):
     do_not_disturb: bool = False
 
 
+class McpTool(_Strict):
+    """A tool of the MCP server "Notes" the scenario runs: the description is the server's."""
+
+    name: str = pydantic.Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str
+    reply: str = "Done."  # what every call returns
+
+
+class SmtpRefusal(_Strict):
+    """A recipient the SMTP server refuses at RCPT, with the reply text it gives."""
+
+    to: str
+    reply: str = pydantic.Field(pattern=r"^5\d\d ")  # e.g. "550 5.1.1 No such mailbox"
+
+
 class State(_Strict):
     mail: tuple[Mail, ...] = ()
     events: tuple[Event, ...] = ()
     files: tuple[File, ...] = ()
     settings: Settings = Settings()
+    mcp: tuple[McpTool, ...] = ()
+    smtp_refusals: tuple[SmtpRefusal, ...] = ()
 
 
 class Rule(_Strict):

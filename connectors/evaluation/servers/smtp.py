@@ -2,7 +2,8 @@
 
 Sending needs AUTH, and AUTH needs TLS. The server only records what it accepts (it relays
 nothing), and it can drop the connection right after DATA, before its final reply, to show
-what a client does when it cannot know whether the message went out.
+what a client does when it cannot know whether the message went out, and refuse chosen
+recipients with a reply of its choosing.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ class SmtpServer:
         self.port = 0
         self.received: list[Received] = []
         self.drop_after_data = False
+        # Recipients refused at RCPT (lower-cased address -> the reply, e.g. "550 5.1.1 ...").
+        self.refusals: dict[str, str] = {}
         self.auth_attempts = 0
         self._lock = threading.Lock()
         self._controller: _Controller | None = None
@@ -102,6 +105,15 @@ class SmtpServer:
             and auth_data.password == self.password.encode()
         )
         return AuthResult(success=good, handled=False)
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: Any
+    ) -> str:
+        refusal = self.refusals.get(address.strip().lower())
+        if refusal is not None:
+            return refusal
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         # The bytes as the client sent them (CRLF line ends, dot-stuffing undone).

@@ -75,7 +75,7 @@ def explain(outcome: Outcome) -> str:
 
 def test_the_suite_has_what_the_issue_asks_for() -> None:
     categories = [scenario.category for scenario in TASKS]
-    assert len(TASKS) >= 40 and len(ATTACKS) >= 20
+    assert len(TASKS) >= 40 and len(ATTACKS) >= 29
     for category in ("single", "multi_step", "multi_turn", "decline", "ask"):
         assert category in categories, category
     vectors = {scenario.attack.vector for scenario in ATTACKS if scenario.attack}
@@ -86,6 +86,12 @@ def test_the_suite_has_what_the_issue_asks_for() -> None:
         "event_description",
         "invitation",
         "file",
+        "calendar_name",
+        "folder_name",
+        "refusal",
+        "mcp_description",
+        "display_name",
+        "server_message",
     }
 
 
