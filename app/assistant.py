@@ -63,6 +63,9 @@ class Assistant:
     ) -> None:
         self.model = model
         self.db = database or open_database()
+        # Held while this assistant is open: another process's recovery (the window's, a
+        # terminal command's) then leaves the calls this one runs alone.
+        self.db.claim_owner()
         self.conversations = ConversationStore(self.db)
         self.audit = AuditLog(self.db)
         self.intents = IntentLog(self.db)
@@ -75,8 +78,9 @@ class Assistant:
         )
         self.plugins: PluginReport = self.plugin_set.report
         self.permissions = Permissions(self.rules, self.tools, self.plugins.connectors)
-        # Calls a previous run started but never finished: marked `unknown` in the intents
+        # Calls a run that died started but never finished: marked `unknown` in the intents
         # and the audit log, their journaled steps kept for undo; surfaced, never retried.
+        # Those of another live process (the window beside `hearth ask`) are left running.
         self.unresolved: list[Intent] = recover(self.intents, self.audit, self.undo_log)
         if start_connectors:
             self.start_connectors()

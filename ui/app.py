@@ -16,6 +16,7 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from hearth import paths
 from hearth.assistant import Assistant
 from hearth.errors import HearthError, ModelNotFoundError
 from hearth.generation import ChatModel
@@ -23,6 +24,7 @@ from hearth.models import load_chat_model, thread_policy
 from hearth.models.lookup import resolve_model
 from hearth.ui import theme
 from hearth.ui.context import UiContext
+from hearth.ui.instance import ALREADY_OPEN, InstanceServer, ask_running_to_show, server_name
 from hearth.ui.main_window import MainWindow
 from hearth.ui.ops import run_op
 from hearth.ui.tray import Tray
@@ -154,6 +156,20 @@ def close_on_interrupt(window: MainWindow) -> Callable[..., object] | int | None
     return previous
 
 
+def claim_the_window(app: QApplication) -> InstanceServer | None:
+    """Listen for later starts; None when a running window took the call and came forward.
+
+    Done before the assistant opens, so a second start never recovers or loads anything.
+    """
+    name = server_name(paths.data_dir())
+    if ask_running_to_show(name):
+        return None
+    instance = InstanceServer(name, app)
+    if not instance.listening:
+        print(f"Later starts of Hearth cannot find this window: {instance.error}", file=sys.stderr)
+    return instance
+
+
 def main() -> int:
     """Run the desktop app until its window closes; the exit status."""
     if display_missing(os.environ):
@@ -163,11 +179,16 @@ def main() -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Hearth")
     app.setDesktopFileName("hearth")
+    instance = claim_the_window(app)
+    if instance is None:
+        print(ALREADY_OPEN)
+        return 0
     app.setWindowIcon(theme.app_icon())
     watcher = theme.ThemeWatcher(app)
     try:
         assistant = Assistant()
     except HearthError as error:
+        instance.close()
         QMessageBox.critical(None, "Hearth", f"Hearth could not start.\n\n{error}")
         return 1
     context = UiContext(assistant)
@@ -175,6 +196,7 @@ def main() -> int:
     window = MainWindow(context)
     watcher.theme_did_change.connect(lambda _theme: window.refresh_icons())
     tray = Tray(window)
+    instance.show_requested.connect(tray.show_window)
     window.closed.connect(app.quit)
     window.show()
     report_startup_problems(window, assistant)
@@ -186,6 +208,7 @@ def main() -> int:
         return app.exec()
     finally:
         signal.signal(signal.SIGINT, previous_interrupt)
+        instance.close()
         tray.hide()
         window.shutdown()
         context.shutdown()

@@ -4,15 +4,15 @@ A row can never change (triggers abort UPDATE and DELETE), so one call is record
 linked by `call_id`: a decision row written before the tool runs (outcome `proposed`, or
 `denied` when nothing will run), then an outcome row when it ends (`executed`, `failed` or
 `partial` or `unknown`). Writing the decision first means a crash mid-call still leaves its
-proposal, arguments, taint and decision on record; at the next start, `interrupted()` gives such
-a call its `unknown` outcome row.
+proposal, arguments, taint and decision on record; at the next start, `mark_interrupted()` gives
+such a call its `unknown` outcome row, unless the row's owner (`Database.owner`) is still alive.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, TextIO, cast, get_args
@@ -37,6 +37,11 @@ ExportFormat = Literal["json", "csv"]
 SUMMARY_LIMIT = 2000
 INTERRUPTED = "Hearth stopped before this call finished; it may have run in part or in full"
 _TRUNCATION_MARK = " …[truncated]"
+# Calls whose last row is their decision to run: begun and never finished.
+_STILL_PROPOSED = (
+    "SELECT call_id, owner FROM audit AS a WHERE outcome = 'proposed' AND NOT EXISTS"
+    " (SELECT 1 FROM audit AS b WHERE b.call_id = a.call_id AND b.id > a.id)"
+)
 FIELDS = (
     "id",
     "at",
@@ -144,8 +149,9 @@ class AuditLog:
             duration_ms,
             dumps(ruling.to_dict()),
             dumps(dict(arguments if proposed_arguments is None else proposed_arguments)),
+            self.db.owner,
         )
-        columns, marks = ", ".join(FIELDS[1:]), ", ".join("?" * len(values))
+        columns, marks = ", ".join((*FIELDS[1:], "owner")), ", ".join("?" * len(values))
         with self.db.transaction() as conn:
             cursor = conn.execute(
                 f"INSERT INTO audit ({columns}) VALUES ({marks})",
@@ -215,16 +221,20 @@ class AuditLog:
             duration_ms=duration_ms,
         )
 
-    def mark_interrupted(self, summaries: Mapping[str, str] | None = None) -> list[str]:
+    def mark_interrupted(
+        self, summaries: Mapping[str, str] | None = None, live: Collection[str] = ()
+    ) -> list[str]:
         """At startup: give every call still `proposed` an `unknown` outcome row; their ids.
 
         `summaries` may word a call's row (e.g. what its undo journal kept). Like
-        `IntentLog.reconcile`, call it only while no other Hearth process is running.
+        `IntentLog.reconcile`, it leaves alone a call whose owner is in `live`.
         """
         summaries = summaries or {}
+        spared = sorted(live)
         rows = self.db.query(
-            "SELECT call_id FROM audit AS a WHERE outcome = 'proposed' AND NOT EXISTS"
-            " (SELECT 1 FROM audit AS b WHERE b.call_id = a.call_id AND b.id > a.id) ORDER BY id"
+            f"{_STILL_PROPOSED} AND (owner IS NULL OR owner NOT IN"
+            f" ({', '.join('?' * len(spared))})) ORDER BY id",
+            spared,
         )
         calls = [str(row["call_id"]) for row in rows]
         with self.db.transaction():
@@ -232,6 +242,13 @@ class AuditLog:
                 summary = summaries.get(call_id, INTERRUPTED)
                 self.record_outcome(call_id, "unknown", result_summary=summary)
         return calls
+
+    def open_owners(self) -> set[str]:
+        """The owners of calls still `proposed`: whose process must be asked if it lives."""
+        rows = self.db.query(
+            f"SELECT DISTINCT owner FROM ({_STILL_PROPOSED}) AS a WHERE owner IS NOT NULL"
+        )
+        return {str(row["owner"]) for row in rows}
 
     def export(
         self,

@@ -71,4 +71,9 @@ MIGRATIONS = [
         # '' on older rows, which kept only one set. Adding a column leaves the triggers alone.
         "ALTER TABLE audit ADD COLUMN proposed_arguments TEXT NOT NULL DEFAULT ''",
     ],
+    [
+        # The owner (hearth.store.owners) that wrote the row, so startup recovery leaves a live
+        # process's proposed call alone; NULL on rows from before owners, taken as interrupted.
+        "ALTER TABLE audit ADD COLUMN owner TEXT",
+    ],
 ]

@@ -2,7 +2,9 @@
 
 Each thread gets its own connection, because sqlite3 connections must not be shared while
 in use. Writes go through `Database.transaction()`, which takes the write lock up front
-(`BEGIN IMMEDIATE`) so two threads never deadlock upgrading a read to a write.
+(`BEGIN IMMEDIATE`) so two threads never deadlock upgrading a read to a write. A handle that
+records calls claims an owner (`claim_owner()`, see `hearth.store.owners`), so startup recovery
+in another process can tell its open calls from those of a process that died.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from hearth import paths
 from hearth.errors import HearthError
+from hearth.store.owners import Owner, lock_folder
 
 BUSY_TIMEOUT_S = 10.0
 DATABASE_NAME = "hearth.db"
@@ -85,6 +88,7 @@ class Database:
         self._lock = threading.Lock()
         self._connections: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._closed = False
+        self._owner: Owner | None = None
 
     def connection(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use."""
@@ -115,6 +119,29 @@ class Database:
             self._close_orphans()
             self._connections.append((threading.current_thread(), conn))
             return conn
+
+    @property
+    def owner(self) -> str | None:
+        """The owner id that calls recorded through this handle carry; None until claimed."""
+        owner = self._owner
+        return owner.id if owner is not None else None
+
+    def claim_owner(self) -> str:
+        """Hold an owner lock for as long as this handle is open (once); the owner's id.
+
+        Calls recorded from then on name it, and recovery leaves them alone while it is held.
+        """
+        with self._lock:
+            if self._closed:
+                raise StoreError(self.path, "the database has been closed")
+            if self._owner is None:
+                try:
+                    self._owner = Owner.claim(lock_folder(self.path))
+                except OSError as error:
+                    raise StoreError(
+                        self.path, f"Hearth could not hold its lock file: {error}"
+                    ) from error
+            return self._owner.id
 
     def _close_orphans(self) -> None:
         # Threads that ended cannot use their connection again; closing them stops a
@@ -183,12 +210,15 @@ class Database:
         return [str(row[0]) for row in self.query("PRAGMA integrity_check")]
 
     def close(self) -> None:
-        """Close every thread's connection; later use raises StoreError."""
+        """Close every thread's connection and release the owner; later use raises StoreError."""
         with self._lock:
             self._closed = True
             connections, self._connections = self._connections, []
+            owner, self._owner = self._owner, None
         for _, conn in connections:
             conn.close()
+        if owner is not None:
+            owner.release()  # after the connections: every write it made is on disk
 
     def __enter__(self) -> Database:
         return self

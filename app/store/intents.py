@@ -2,8 +2,9 @@
 
 An intent moves `intended -> executed | failed | partial`: `failed` means it certainly did not
 happen, `partial` that a batch stopped half-way with some items changed (the undo journal says
-which). One still `intended` at startup belongs to a run that died mid-effect: `reconcile()`
-marks it `unknown`, and only the user (after the connector has checked, e.g. Sent by
+which). Each intent names its owner, the database handle that recorded it (`Database.owner`).
+One still `intended` at startup whose owner is gone belongs to a run that died mid-effect:
+`reconcile()` marks it `unknown`, and only the user (after the connector has checked, e.g. Sent by
 Message-ID) resolves it. Nothing here retries.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -55,6 +56,10 @@ MIGRATIONS = [
         "ALTER TABLE intents_rebuilt RENAME TO intents",
         "CREATE INDEX intents_by_state ON intents (state)",
     ],
+    [
+        # Which owner (see hearth.store.owners) recorded it; NULL on rows from before owners.
+        "ALTER TABLE intents ADD COLUMN owner TEXT",
+    ],
 ]
 
 
@@ -84,8 +89,8 @@ class IntentLog:
         with self.db.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO intents (call_id, tool, arguments, state, created_at, updated_at,"
-                " detail) VALUES (?, ?, ?, 'intended', ?, ?, '')",
-                (call_id, tool, encoded, now, now),
+                " detail, owner) VALUES (?, ?, ?, 'intended', ?, ?, '', ?)",
+                (call_id, tool, encoded, now, now, self.db.owner),
             )
         return int(cast(int, cursor.lastrowid))
 
@@ -109,19 +114,28 @@ class IntentLog:
             raise StoreError(self.db.path, f"an intent resolves to executed or failed, not {state}")
         self._move(intent_id, ("unknown",), state, detail)
 
-    def reconcile(self) -> list[Intent]:
-        """At startup: mark every `intended` intent `unknown`; return all `unknown` ones.
+    def reconcile(self, live: Collection[str] = ()) -> list[Intent]:
+        """At startup: mark `intended` intents `unknown`; return all `unknown` ones.
 
-        Call it only while no other Hearth process is running, since an intent still
-        `intended` is taken to belong to a process that died.
+        An intent whose owner is in `live` is still running and is left alone; any other (one
+        with no owner too) is taken to belong to a process that died. `recover` says who lives.
         """
+        spared = sorted(live)
         with self.db.transaction() as conn:
             conn.execute(
-                "UPDATE intents SET state = 'unknown', updated_at = ? WHERE state = 'intended'",
-                (utc_now(),),
+                "UPDATE intents SET state = 'unknown', updated_at = ? WHERE state = 'intended'"
+                f" AND (owner IS NULL OR owner NOT IN ({', '.join('?' * len(spared))}))",
+                (utc_now(), *spared),
             )
             rows = conn.execute("SELECT * FROM intents WHERE state = 'unknown' ORDER BY id")
             return [_intent(row) for row in rows.fetchall()]
+
+    def open_owners(self) -> set[str]:
+        """The owners of intents still `intended`: whose process must be asked if it lives."""
+        rows = self.db.query(
+            "SELECT DISTINCT owner FROM intents WHERE state = 'intended' AND owner IS NOT NULL"
+        )
+        return {str(row["owner"]) for row in rows}
 
     def unknown(self) -> list[Intent]:
         """Intents waiting for the user to say whether they happened, oldest first."""

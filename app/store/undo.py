@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
@@ -45,6 +45,10 @@ MIGRATIONS = [
         " key TEXT NOT NULL,"
         " item TEXT NOT NULL)",
         "CREATE INDEX undo_steps_by_entry ON undo_steps (undo_id)",
+    ],
+    [
+        # The owner (hearth.store.owners) running it; NULL on entries from before owners.
+        "ALTER TABLE undo ADD COLUMN owner TEXT",
     ],
 ]
 
@@ -103,8 +107,16 @@ class UndoLog:
         with self.db.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO undo (call_id, conversation_id, tool, arguments, result, summary,"
-                " done_at, state) VALUES (?, ?, ?, ?, 'null', ?, ?, 'running')",
-                (call_id, conversation_id, tool, _dumps(dict(arguments)), summary, utc_now()),
+                " done_at, state, owner) VALUES (?, ?, ?, ?, 'null', ?, ?, 'running', ?)",
+                (
+                    call_id,
+                    conversation_id,
+                    tool,
+                    _dumps(dict(arguments)),
+                    summary,
+                    utc_now(),
+                    self.db.owner,
+                ),
             )
         return int(cast(int, cursor.lastrowid))
 
@@ -141,19 +153,31 @@ class UndoLog:
                 conn.execute("DELETE FROM undo WHERE id = ?", (entry_id,))
         return steps
 
-    def reconcile(self) -> list[UndoEntry]:
+    def reconcile(self, live: Collection[str] = ()) -> list[UndoEntry]:
         """At startup: every entry a dead process left `running` stops as `unknown`.
 
-        Returns those left undoable (the ones that had steps). Like `IntentLog.reconcile`, call
-        it only while no other Hearth process is running.
+        Returns those left undoable (the ones that had steps). Like `IntentLog.reconcile`, it
+        leaves alone an entry whose owner is in `live`.
         """
-        rows = self.db.query("SELECT call_id FROM undo WHERE state = 'running' ORDER BY id")
+        spared = sorted(live)
+        rows = self.db.query(
+            "SELECT call_id FROM undo WHERE state = 'running' AND (owner IS NULL OR owner NOT IN"
+            f" ({', '.join('?' * len(spared))})) ORDER BY id",
+            spared,
+        )
         kept = []
         with self.db.transaction():
             for row in rows:
                 if self.stop(row["call_id"], "unknown"):
                     kept.append(self.get(row["call_id"]))
         return kept
+
+    def open_owners(self) -> set[str]:
+        """The owners of entries still `running`: whose process must be asked if it lives."""
+        rows = self.db.query(
+            "SELECT DISTINCT owner FROM undo WHERE state = 'running' AND owner IS NOT NULL"
+        )
+        return {str(row["owner"]) for row in rows}
 
     def pending(self, limit: int | None = None) -> list[UndoEntry]:
         """Actions not yet reverted (and not still running), newest first."""

@@ -202,10 +202,11 @@ def test_the_partial_migration_keeps_every_row_index_and_trigger(tmp_path: Path)
         schema = _schema(old, "audit")
     with open_database(path) as db:
         log = AuditLog(db)
-        assert db.schema_version("audit") == len(MIGRATIONS) == 4
+        assert db.schema_version("audit") == len(MIGRATIONS) == 5
         rows = [tuple(row) for row in db.query("SELECT * FROM audit ORDER BY id")]
-        assert [row[:-1] for row in rows] == before  # then the empty `proposed_arguments`
-        assert {row[-1] for row in rows} == {""}
+        # then the empty `proposed_arguments`, and no owner (taken as interrupted if open)
+        assert [row[:-2] for row in rows] == before
+        assert {row[-2:] for row in rows} == {("", None)}
         assert _schema(db, "audit") == schema
         assert [e.outcome for e in log.entries()][-1] == "unknown"
         log.record_outcome("call_0", "partial", result_summary="moved 3 of 8")

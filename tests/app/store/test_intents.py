@@ -104,8 +104,9 @@ def test_the_partial_migration_keeps_every_intent(tmp_path: Path) -> None:
         before = [tuple(row) for row in old.query("SELECT * FROM intents ORDER BY id")]
     with open_database(path) as db:
         intents = IntentLog(db)
-        assert db.schema_version("intents") == len(MIGRATIONS) == 2
-        assert [tuple(row) for row in db.query("SELECT * FROM intents ORDER BY id")] == before
+        assert db.schema_version("intents") == len(MIGRATIONS) == 3
+        rows = db.query("SELECT * FROM intents ORDER BY id")
+        assert [tuple(row) for row in rows] == [(*row, None) for row in before]  # no owner
         index = db.query(
             "SELECT name FROM sqlite_schema WHERE tbl_name = 'intents' AND type = 'index'"
         )
