@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from hearth.background import Every
 from hearth.connector import Connector, ConnectorAction, StatusItem
+from hearth.display import shown, unshown
 from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.generation import ChatModel
@@ -56,7 +57,9 @@ __all__ = [
     "load_model",
     "make_tool",
     "safe_mode",
+    "shown",
     "tool",
+    "unshown",
     "write_json_atomically",
 ]
 

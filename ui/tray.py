@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from hearth import shown
 from hearth.ui import theme
 from hearth.ui.chat.controller import ChatController
 from hearth.ui.chat.view import TranscriptView
@@ -172,6 +173,8 @@ class Tray(QObject):
         self.window.activateWindow()
 
     def notify(self, title: str, text: str) -> None:
+        # An answer's excerpt and a tool's name may quote outside text.
+        title, text = shown(title), shown(text)
         if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
             self.icon.showMessage(title, text, theme.app_icon(), 8000)
         self.notified.emit(title, text)
@@ -186,7 +189,7 @@ class Tray(QObject):
     def _turn_finished(self, seconds: float, answer: str) -> None:
         if seconds < LONG_TASK_S or self._user_is_watching():
             return
-        excerpt = " ".join(answer.split())
+        excerpt = " ".join(shown(answer, lines=True).split())
         if len(excerpt) > EXCERPT_CHARS:
             excerpt = excerpt[: EXCERPT_CHARS - 1] + "…"
         self.notify("Hearth has finished", excerpt or "Your reply is ready.")

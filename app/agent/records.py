@@ -2,7 +2,7 @@
 
 Streaming deltas are gathered into the reasoning and the answer; every tool call becomes one
 record holding what the model proposed, who decided and why, what ran and what came back. The
-text the model wrote is passed through `safe_text`, as the terminal shows it.
+text the model wrote and what came back are passed through `shown`, as the terminal shows them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from hearth.agent.steps import (
     TurnDone,
     TurnFailed,
 )
-from hearth.consent.canonical import safe_text
+from hearth.display import shown
 from hearth.generation import AnswerDelta, ReasoningDelta
 
 
@@ -59,8 +59,8 @@ class TurnRecord:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "answer": safe_text(self.answer).strip(),
-            "reasoning": safe_text(self.reasoning).strip(),
+            "answer": shown(self.answer, lines=True).strip(),
+            "reasoning": shown(self.reasoning, lines=True).strip(),
             "calls": self.calls,
             "stop_reason": self.stop_reason,
             **({"error": self.error} if self.error else {}),
@@ -88,7 +88,7 @@ class TurnRecord:
                 **({"rule": ruling.rule_text} if ruling.rule_text else {}),
             },
             "outcome": ran.outcome,
-            "result": safe_text(ran.result),
+            "result": shown(ran.result),
             "undoable": ran.undoable,
             "duration_ms": round(ran.duration_ms, 1),
         }

@@ -1,7 +1,8 @@
 """The terminal's consent card: show a proposed call in full and ask what to do with it.
 
 Enter alone means deny: permission is never one keystroke away from "always". Control, bidi and
-invisible characters are shown as code points, so what the card says is what the call does.
+invisible characters are shown as escapes (`hearth.shown`), so what the card says is what the call
+does.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import click
 
 from hearth.agent import AllowFor, AllowOnce, Answer, ConsentRequest, Deny, EditArguments
 from hearth.consent import Rule
-from hearth.consent.canonical import safe_text
+from hearth.display import shown
 from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Duration
 from hearth.tools import Tool
 
@@ -24,12 +25,12 @@ INTERRUPTED = "the user interrupted the question"
 def show_request(request: ConsentRequest) -> None:
     tool, call = request.tool, request.call
     effect = EFFECT_WORDS.get(tool.effect, tool.effect)
-    click.secho(f"\n┌ {tool.name} wants to run ({effect})", fg="cyan", bold=True)
+    click.secho(f"\n┌ {shown(tool.name)} wants to run ({effect})", fg="cyan", bold=True)
     # The preview is the proposal line printed just above the card; it is not repeated here.
     for argument in argument_lines(call.arguments):
         click.echo(f"│ {argument}")
     for taint in request.taint:
-        click.secho(f"│ ⚠ {_lines(taint.sentence)}", fg="yellow")
+        click.secho(f"│ ⚠ {shown(taint.sentence)}", fg="yellow")  # names a source: one line
     click.secho(f"│ why asked: {_lines(request.reason)}", dim=True)
     if request.no_grant:
         click.secho(f"│ note: {_lines(request.no_grant)}", dim=True)
@@ -45,7 +46,7 @@ def argument_lines(arguments: Mapping[str, Any], tool: Tool | None = None) -> li
     """
     defaults = _defaults(tool) if tool is not None else {}
     return [
-        f"{safe_text(name)}: {safe_text(json.dumps(value, ensure_ascii=False))}"
+        f"{shown(name)}: {shown(json.dumps(value, ensure_ascii=False))}"
         for name, value in arguments.items()
         if value is not None and (name not in defaults or defaults[name] != value)
     ]
@@ -57,8 +58,8 @@ def _defaults(tool: Tool) -> dict[str, Any]:
 
 
 def _lines(text: str) -> str:
-    """Text for the card: each line safe to print, continued under the card's left edge."""
-    return "\n│   ".join(safe_text(line) for line in text.splitlines() or [""])
+    """Text for the card: safe to print, each line continued under the card's left edge."""
+    return "\n│   ".join(shown(text.rstrip("\n"), lines=True).split("\n"))
 
 
 def ask_terminal(request: ConsentRequest) -> Answer:
@@ -95,9 +96,9 @@ def _allow_for(request: ConsentRequest) -> Answer:
         return Deny("no duration chosen")
     if request.no_grant:
         return Deny(request.no_grant)
-    choices: list[tuple[str, str | None]] = [(safe_text(scope), scope) for scope in request.scopes]
+    choices: list[tuple[str, str | None]] = [(shown(scope), scope) for scope in request.scopes]
     if request.unscoped:
-        choices.append((request.unscoped, None))
+        choices.append((shown(request.unscoped), None))
     if not choices:
         return AllowFor(duration)
     for number, (label, _pattern) in enumerate(choices, start=1):

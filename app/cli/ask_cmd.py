@@ -19,6 +19,7 @@ from hearth.cli.chat import (
     think_option,
     threads_option,
 )
+from hearth.display import shown_data
 from hearth.generation import GenerationSettings
 from hearth.messages import CancelToken
 
@@ -75,4 +76,6 @@ def print_json_turn(session: Session, prompt: str, choice: ToolChoice) -> None:
             step.request.answer(Deny(NOBODY_TO_ASK))
         finished = record.add(step)
         if finished is not None:
-            click.echo(json.dumps(finished, ensure_ascii=False))
+            # Arguments, previews and errors quote outside text: escaped as everywhere it is shown;
+            # line breaks stay, JSON writes them as \n.
+            click.echo(json.dumps(shown_data(finished, lines=True), ensure_ascii=False))

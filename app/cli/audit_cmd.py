@@ -12,6 +12,7 @@ from typing import cast
 import click
 
 from hearth.consent import RuleBook
+from hearth.display import shown
 from hearth.ruling import Decider, Reason
 from hearth.store import AuditEntry, AuditLog, Decision, ExportFormat, RuleTable, open_database
 
@@ -90,10 +91,10 @@ def _read(
 
 
 def _row(entry: AuditEntry, rules: RuleBook) -> tuple[str, ...]:
-    summary = " ".join(entry.result_summary.split())
+    summary = " ".join(shown(entry.result_summary, lines=True).split())
     if len(summary) > _SUMMARY_WIDTH:
         summary = summary[: _SUMMARY_WIDTH - 1] + "…"
-    return (
+    cells = (
         str(entry.id),
         entry.at.astimezone().strftime("%Y-%m-%d %H:%M:%S"),
         "-" if entry.conversation_id is None else str(entry.conversation_id),
@@ -105,6 +106,8 @@ def _row(entry: AuditEntry, rules: RuleBook) -> tuple[str, ...]:
         "-" if entry.duration_ms is None else str(entry.duration_ms),
         summary,
     )
+    # Tool names, call ids and rule wording can come from outside (an MCP server, the model).
+    return tuple(shown(cell) for cell in cells)
 
 
 def _decided_by(entry: AuditEntry, rules: RuleBook) -> str:

@@ -28,7 +28,7 @@ from hearth.agent.session import ToolChoice
 from hearth.assistant import Assistant
 from hearth.cli.approve import INTERRUPTED, argument_lines, ask_terminal, check_allow, parse_allow
 from hearth.cli.worker import stream_on_worker
-from hearth.consent.canonical import safe_text
+from hearth.display import shown
 from hearth.generation import ChatModel, GenerationSettings
 from hearth.messages import CancelToken
 from hearth.models.loading import load_chat_model
@@ -68,7 +68,7 @@ allow_option = click.option(
 
 def load_model(choice: str | None, n_ctx: int, threads: int | None = None) -> ChatModel:
     path: Path = resolve_model(choice)
-    click.secho(f"Loading {path.name}…", dim=True, err=True)
+    click.secho(f"Loading {shown(path.name)}…", dim=True, err=True)
     return load_chat_model(path, n_ctx, thread_policy(window=False, override=threads))
 
 
@@ -91,10 +91,11 @@ def open_session(
     for text in allow:
         assistant.allow(parse_allow(text, tools, str(session.conversation_id), time.time()))
     for failure in assistant.plugin_failures():
-        click.secho(f"Plugin {failure.plugin} was skipped: {failure.error}", fg="yellow", err=True)
+        said = f"Plugin {failure.plugin} was skipped: {failure.error}"
+        click.secho(shown(said), fg="yellow", err=True)
     for intent in assistant.unresolved:
         click.secho(
-            f"A previous run started {intent.tool} but never confirmed it finished "
+            f"A previous run started {shown(intent.tool)} but never confirmed it finished "
             f"(intent {intent.id}); check whether it happened. It will not be retried.",
             fg="yellow",
             err=True,
@@ -118,19 +119,19 @@ def run_turn(
             if not in_reasoning:
                 click.secho("thinking: ", dim=True, nl=False)
                 in_reasoning = True
-            click.secho(thought.feed(step.text), dim=True, nl=False)
+            click.secho(_text(thought.feed(step.text)), dim=True, nl=False)
             continue
         if in_reasoning:
-            click.secho(thought.finish(), dim=True, nl=False)
+            click.secho(_text(thought.finish()), dim=True, nl=False)
             click.echo("\n")
             in_reasoning = False
         if isinstance(step, AnswerDelta):
-            click.echo(said.feed(step.text), nl=False)
+            click.echo(_text(said.feed(step.text)), nl=False)
             continue
-        click.echo(said.finish(), nl=False)
+        click.echo(_text(said.finish()), nl=False)
         if isinstance(step, ToolProposed):
             proposed = step
-            click.secho(f"\n→ {step.preview or step.call.name}", fg="cyan")
+            click.secho(f"\n→ {proposal_lines(step)}", fg="cyan")
         elif isinstance(step, ConsentAsked):
             answer = ask_terminal(step.request)
             step.request.answer(answer)
@@ -142,7 +143,7 @@ def run_turn(
         elif isinstance(step, ToolRan):
             show_ran(step, proposed.tool if proposed else None)
         elif isinstance(step, TurnFailed):
-            click.secho(f"\nError: {step.error}", fg="red", err=True)
+            click.secho(f"\nError: {shown(str(step.error))}", fg="red", err=True)
         elif isinstance(step, TurnDone):
             _finish(step, show_stats)
             _judge_speed(session, step, cpu)
@@ -165,13 +166,23 @@ def how_decided(ran: ToolRan, tool: Tool | None = None) -> str:
     if ruling.reason is Reason.EDITED:
         edit = "; ".join(argument_lines(ran.arguments or {}, tool))
         return f"ran with your edit ({summary(edit)})" if edit else "ran with your edit"
-    return ruling.sentence() or ruling.wording or f"decided by {ruling.by_whom()}"
+    return summary(ruling.sentence() or ruling.wording or f"decided by {ruling.by_whom()}")
+
+
+def proposal_lines(step: ToolProposed) -> str:
+    """The call's preview as the terminal prints it: escaped, later lines indented under it."""
+    return "\n  ".join(shown(step.preview or step.call.name, lines=True).split("\n"))
 
 
 def summary(text: str) -> str:
     """`text` on one safe line, cut to about 200 characters."""
-    line = safe_text(" ".join(text.split()))
+    line = " ".join(shown(text, lines=True).split())  # a U+2028 or a CR stays visible
     return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+
+
+def _text(text: str) -> str:
+    # The model may copy what it read (an escape sequence, a bidi control) into what it writes.
+    return shown(text, lines=True)
 
 
 def _finish(done: TurnDone, show_stats: bool) -> None:

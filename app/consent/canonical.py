@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from hearth.display import shown
+
 # Zero-width characters, bidi embeddings, overrides and isolates, the BOM and the soft hyphen:
 # invisible on screen, so text spelt with them reads the same to the model and the user.
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad]")
@@ -137,14 +139,11 @@ def _paths(text: str) -> Iterator[str]:
 
 
 def safe_text(text: str) -> str:
-    """`text` with control, bidi and invisible characters shown as code points, e.g. [U+202E]."""
-    return "".join(
-        f"[U+{ord(char):04X}]" if unicodedata.category(char) in ("Cc", "Cf") else char
-        for char in text
-    )
+    """`text` on one line as Hearth shows outside text: the gate's wording calls it by this name."""
+    return shown(text)
 
 
 def safe_label(text: str) -> str:
     """One line of safe text, cut to a label's length."""
-    shown = safe_text(" ".join(text.split()))
-    return shown if len(shown) <= _LABEL_MAX else shown[: _LABEL_MAX - 1] + "…"
+    label = " ".join(shown(text, lines=True).split())  # a U+2028 or a CR stays visible
+    return label if len(label) <= _LABEL_MAX else label[: _LABEL_MAX - 1] + "…"

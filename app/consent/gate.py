@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hearth.consent.canonical import safe_text
+from hearth.consent.canonical import safe_label, safe_text
 from hearth.consent.rules import (
     Clock,
     ConsentError,
@@ -260,7 +260,7 @@ def describe_taint(tool: Tool, note: TaintNote) -> str:
     """The sentence naming where a tainted argument came from, as cards and reasons say it."""
     top = note.argument.split("[", 1)[0].split(".", 1)[0]
     label = tool.scope_kind if top in tool.scope_args and tool.scope_kind else note.argument
-    value = safe_text(" ".join(note.value.split()))
+    value = safe_label(note.value)
     value = value if len(value) <= _VALUE_MAX else value[: _VALUE_MAX - 1] + "…"
     return f"{label} '{value}' {_HOW.get(note.how, 'came from')} {note.source}"
 

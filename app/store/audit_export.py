@@ -1,4 +1,9 @@
-"""The audit log written out for people: JSON, or CSV that is safe to open in a spreadsheet."""
+"""The audit log written out for people: JSON, or CSV that is safe to open in a spreadsheet.
+
+Every string in it, keys and arguments included, is written as `hearth.shown` shows it: arguments,
+results and taint sources quote outside text, and an export is read in viewers, terminals and
+spreadsheets. The exact values stay in the audit log itself.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from hearth.display import shown_data
+
 if TYPE_CHECKING:
     from hearth.store.audit import AuditEntry
 
@@ -14,7 +21,7 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def write_json(fp: TextIO, entries: Sequence[AuditEntry]) -> None:
-    records = [dumps(entry.as_record()) for entry in entries]
+    records = [dumps(shown_data(entry.as_record())) for entry in entries]
     fp.write("[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n")
 
 
@@ -23,7 +30,7 @@ def write_csv(fp: TextIO, entries: Sequence[AuditEntry], fields: Sequence[str]) 
     writer.writerow(fields)
     for entry in entries:
         record = entry.as_record()
-        cells = [record[name] for name in fields]
+        cells = [shown_data(record[name]) for name in fields]
         writer.writerow([_csv_cell(cell) for cell in cells])
 
 

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import hearth
 from hearth.connectors.files.names import shown
 
 SHOWN_NAMES = 5
-_TEXT_KEEPS = "\n\t\\"
 
 
 def preview_move(arguments: Mapping[str, Any]) -> str:
@@ -39,7 +39,7 @@ def preview_write(arguments: Mapping[str, Any]) -> str:
     verb = "Write (replacing if it exists)" if arguments.get("overwrite") else "Create"
     cut = text if len(text) <= 400 else text[:400] + f"… ({len(text)} characters)"
     # The text keeps its line breaks, tabs and backslashes; what could hide or recolour it not.
-    return f"{verb} {shown(str(arguments.get('path')))}:\n{shown(cut, keep=_TEXT_KEEPS)}"
+    return f"{verb} {shown(str(arguments.get('path')))}:\n{hearth.shown(cut, lines=True)}"
 
 
 def preview_trash(arguments: Mapping[str, Any]) -> str:

@@ -3,6 +3,9 @@
 Keyboard: the buttons carry mnemonics (Alt+O, Alt+F, Alt+E, Alt+D) and focus lands on Deny, so
 Enter or Space on a fresh card refuses; nothing is one keystroke away from "always". Deny also
 looks like the default: it is the filled button, the allow buttons are plain.
+
+Every word on the card that can come from outside (names, values, the preview, taint lines, the
+result) passes `hearth.shown`, so what the card reads is what the call does.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from hearth import shown
 from hearth.agent import AllowOnce, Deny
 from hearth.ruling import EFFECT_WORDS
 from hearth.ui import theme
@@ -44,8 +48,9 @@ OUTCOME_WORDS = {
 
 
 def shown_value(value: Any) -> str:
-    """An argument value as a person reads it: text as is, anything else as compact JSON."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """An argument value as a person reads it, on one line: text escaped as `shown` does it,
+    anything else as compact JSON."""
+    text = shown(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     return text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…"
 
 
@@ -179,11 +184,13 @@ class ToolCard(QFrame):
         self._set(self.preview, "\n".join(plain))
         self.day_view.show_slots(entry.slots)
         self.day_view.setVisible(bool(entry.slots))
-        self._set(self.taint, "\n".join([*warned, *(f"⚠  {note}" for note in entry.taint)]))
+        taint = (f"⚠  {shown(note)}" for note in entry.taint)
+        self._set(self.taint, "\n".join([*warned, *taint]))
         self._set(self.why, _why(entry) if entry.state is not CardState.DONE else "")
         self.buttons.setVisible(asking)
         self.allow_for.setVisible(bool(entry.durations))
-        self._set(self.answer_note, entry.answer if entry.state is not CardState.ASKING else "")
+        answer = shown(entry.answer) if entry.state is not CardState.ASKING else ""
+        self._set(self.answer_note, answer)
         self._show_result(entry)
         # Shown and hidden parts only reach the layout on its next event; the view measures
         # the card before that, so the layout must forget its old geometry now.
@@ -191,7 +198,7 @@ class ToolCard(QFrame):
 
     def _show_header(self, entry: ToolCardEntry) -> None:
         self.icon.setPixmap(theme.icon("tool", theme.current().muted).pixmap(18, 18))
-        self.title.setText(entry.tool)
+        self.title.setText(shown(entry.tool))
         self._set(self.badge, EFFECT_WORDS.get(entry.effect, ""))
         self.state.setText(_state_words(entry))
 
@@ -205,7 +212,7 @@ class ToolCard(QFrame):
             if widget is not None:
                 widget.deleteLater()
         for row, (name, value) in enumerate(arguments.items()):
-            name_label = _label("argName", name, wrap=False)
+            name_label = _label("argName", shown(name), wrap=False)
             self.arguments_grid.addWidget(name_label, row, 0, Qt.AlignmentFlag.AlignTop)
             self.arguments_grid.addWidget(_label("argValue", shown_value(value)), row, 1)
         self.arguments.setVisible(bool(arguments))
@@ -219,7 +226,7 @@ class ToolCard(QFrame):
         self.result.style().unpolish(self.result)
         self.result.style().polish(self.result)
         if entry.undo is UndoState.DONE:
-            text += f"\n{entry.undo_note}"
+            text += f"\n{shown(entry.undo_note)}"
         done = entry.state is CardState.DONE
         raw = entry.result if done else ""
         self.result_view.show_result(text, summarize(raw) if raw else "", raw)
@@ -278,15 +285,16 @@ def _duration(ms: float) -> str:
 def _why(entry: ToolCardEntry) -> str:
     lines = []
     if entry.reason:
-        lines.append(f"Why Hearth asks: {entry.reason}.")
+        lines.append(f"Why Hearth asks: {shown(entry.reason)}.")
     if entry.state is CardState.ASKING:
-        lines.append(f"Rule: {entry.rule}." if entry.rule else "Rule: none yet — Hearth asks.")
+        rule = f"Rule: {shown(entry.rule)}." if entry.rule else "Rule: none yet — Hearth asks."
+        lines.append(rule)
     return "\n".join(lines)
 
 
 def _result_words(entry: ToolCardEntry) -> str:
     lines = []
-    decided = entry.ruling.sentence() if entry.ruling is not None else ""
+    decided = shown(entry.ruling.sentence()) if entry.ruling is not None else ""
     if decided:
         lines.append(decided)
     summary = summarize(entry.result) if entry.result else ""

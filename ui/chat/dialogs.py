@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from hearth import shown
 from hearth.agent import AllowFor, EditArguments
 from hearth.ruling import DURATION_WORDS, Duration
 
@@ -49,10 +51,11 @@ class AllowForDialog(QDialog):
         labels: Sequence[str] = (),
     ) -> None:
         super().__init__(parent)
+        tool = shown(tool)
         self.setWindowTitle(f"Allow {tool}")
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
-        layout.addWidget(QLabel(f"Let Hearth run <b>{tool}</b> without asking:"))
+        layout.addWidget(QLabel(f"Let Hearth run <b>{html.escape(tool)}</b> without asking:"))
         self.durations = QButtonGroup(self)
         for number, duration in enumerate(durations):
             button = QRadioButton(duration_choice(duration))
@@ -63,7 +66,7 @@ class AllowForDialog(QDialog):
         self.scope = QComboBox()
         words = list(labels) if len(labels) == len(scopes) else list(scopes)
         for pattern, label in zip(scopes, words, strict=True):
-            self.scope.addItem(label, pattern)
+            self.scope.addItem(shown(label), pattern)
         if scopes:
             layout.addSpacing(6)
             layout.addWidget(QLabel("Only for:"))
@@ -91,13 +94,13 @@ class EditArgumentsDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(f"Edit the arguments for {tool}")
+        self.setWindowTitle(f"Edit the arguments for {shown(tool)}")
         self.resize(520, 360)
         self._check = check
         self._arguments: dict[str, Any] | None = None
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Change what the call will use, then run it:"))
-        self.editor = QPlainTextEdit(json.dumps(dict(arguments), indent=2, ensure_ascii=False))
+        self.editor = QPlainTextEdit(editable_json(arguments))
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         layout.addWidget(self.editor, 1)
         self.problem = QLabel()
@@ -133,6 +136,13 @@ def _buttons(dialog: QDialog, accept_text: str) -> QDialogButtonBox:
     buttons.accepted.connect(dialog.accept)
     buttons.rejected.connect(dialog.reject)
     return buttons
+
+
+def editable_json(arguments: Mapping[str, Any]) -> str:
+    """The arguments as JSON to edit: what `shown` would escape is written as a JSON escape
+    (`\\u202e`), so the text reads as what it is and still parses back to the exact values."""
+    text = json.dumps(dict(arguments), indent=2, ensure_ascii=False)
+    return "".join(c if shown(c, lines=True) == c else json.dumps(c)[1:-1] for c in text)
 
 
 def parse_arguments(text: str, check: Check | None) -> tuple[dict[str, Any] | None, str]:

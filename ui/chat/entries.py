@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal, Protocol
 
-from hearth import TimeSlot
+from hearth import TimeSlot, shown
 from hearth.ruling import Duration, Ruling
 
 _ids = itertools.count(1)
@@ -134,8 +134,12 @@ class ToolCardEntry(Entry):
     @property
     def preview_lines(self) -> tuple[list[str], list[str]]:
         """The preview's warnings (lines a tool starts with "⚠" before its first blank line,
-        so a message body cannot pose as one), and the rest of it."""
-        head, gap, body = (self.preview or "").partition("\n\n")
+        so a message body cannot pose as one), and the rest of it, escaped as `shown` does it.
+
+        Only a plain line break starts a line: a separator (U+2028) or a CR in a subject or a
+        body is shown as an escape, so it cannot begin a line that poses as a warning."""
+        preview = shown(self.preview or "", lines=True)
+        head, gap, body = preview.partition("\n\n")
         warned = [line for line in head.splitlines() if line.startswith("⚠")]
         plain = [line for line in head.splitlines() if not line.startswith("⚠")]
         return warned, plain + (["", *body.splitlines()] if gap else [])

@@ -3,6 +3,7 @@
 Generic on purpose: no tool is named here. A list under one key reads "3 files: a.md, b.txt, …";
 a count reads "Moved 3 items" when the tool said so in its own text; anything else shows its
 first lines. A result's `concerns` (what the user should know about what was read) lead.
+Results quote outside text: every piece is escaped as `hearth.shown` does it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+
+from hearth import shown
 
 NAMES_SHOWN = 3
 LINES_SHOWN = 3
@@ -45,9 +48,9 @@ def has_details(result: str, summary: str) -> bool:
 def details(result: str) -> str:
     """The raw result, indented when it is JSON."""
     try:
-        return json.dumps(json.loads(result), ensure_ascii=False, indent=2)
+        return shown(json.dumps(json.loads(result), ensure_ascii=False, indent=2), lines=True)
     except ValueError:
-        return result.strip()
+        return shown(result.strip(), lines=True)
 
 
 def argument_diff(proposed: Mapping[str, Any], ran: Mapping[str, Any]) -> list[str]:
@@ -56,7 +59,7 @@ def argument_diff(proposed: Mapping[str, Any], ran: Mapping[str, Any]) -> list[s
     for name in dict.fromkeys([*proposed, *ran]):
         old, new = proposed.get(name, _MISSING), ran.get(name, _MISSING)
         if old != new:
-            lines.append(f"{name}: {_short(old)} → {_short(new)}")
+            lines.append(f"{shown(name)}: {_short(old)} → {_short(new)}")
     return lines
 
 
@@ -73,7 +76,7 @@ def _listing(items: list[Any], noun: str) -> str:
         return f"No {noun} found."
     names = [_name(item) for item in items[:NAMES_SHOWN]]
     more = ", …" if len(items) > NAMES_SHOWN else ""
-    return f"{len(items)} {noun}: {', '.join(names)}{more}"
+    return f"{len(items)} {shown(noun)}: {', '.join(names)}{more}"
 
 
 def _name(item: Any) -> str:
@@ -88,7 +91,7 @@ def _name(item: Any) -> str:
 def _short(value: Any) -> str:
     if value is _MISSING:
         return "(none)"
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = shown(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     return text if len(text) <= DIFF_VALUE_CHARS else text[: DIFF_VALUE_CHARS - 1] + "…"
 
 
@@ -101,8 +104,8 @@ def _mapping(data: Mapping[str, Any], lines: int) -> str:
     found = [(k, v) for k, v in data.items() if isinstance(v, list) and k != WARNING_KEY]
     if len(found) == 1:
         return _listing(found[0][1], str(found[0][0]).replace("_", " "))
-    shown = {k: v for k, v in data.items() if k != WARNING_KEY}
-    return _first_lines(", ".join(f"{k}: {_short(v)}" for k, v in shown.items()), lines)
+    rest = {k: v for k, v in data.items() if k != WARNING_KEY}
+    return _first_lines(", ".join(f"{shown(str(k))}: {_short(v)}" for k, v in rest.items()), lines)
 
 
 def _warnings(value: object) -> str:
@@ -115,6 +118,6 @@ def _warnings(value: object) -> str:
 
 
 def _first_lines(text: str, count: int = LINES_SHOWN) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    shown = "\n".join(lines[:count])
-    return shown + ("\n…" if len(lines) > count else "")
+    lines = [line for line in shown(text, lines=True).split("\n") if line.strip()]
+    first = "\n".join(lines[:count])
+    return first + ("\n…" if len(lines) > count else "")

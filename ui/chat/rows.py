@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QTextDocument
 from PySide6.QtWidgets import QWidget
 
+from hearth import shown
 from hearth.shown_text import shown_reply
 from hearth.ui import theme
 from hearth.ui.chat.documents import TextLayouts, draw_document
@@ -97,15 +98,17 @@ class TextRows:
         return width, math.ceil(document.size().height()) + 2 * BUBBLE_PAD[1]
 
     def answer_document(self, entry: AnswerEntry, column: Column) -> QTextDocument:
-        text = shown_reply(entry.text).strip()
+        # The model may copy what it read (a bidi control, an invisible character) into a reply.
+        text = shown(shown_reply(entry.text), lines=True).strip()
         return self._layouts.markdown(entry, "text", text, self._font(), column.width)
 
     def _thinking(self, entry: ReasoningEntry, column: Column) -> QTextDocument:
-        text = shown_reply(entry.text).strip()
+        text = shown(shown_reply(entry.text), lines=True).strip()
         return self._layouts.plain(entry, "text", text, self._font(0.95), column.width - 16)
 
     def _notice(self, entry: NoticeEntry, column: Column) -> QTextDocument:
-        return self._layouts.plain(entry, "text", entry.text, self._font(0.92), column.width - 40)
+        text = shown(entry.text, lines=True)  # errors quote servers, folders, calendars
+        return self._layouts.plain(entry, "text", text, self._font(0.92), column.width - 40)
 
     # Painting.
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from hearth import shown
 from hearth.assistant import Assistant
 from hearth.store import AuditEntry, ExportFormat
 from hearth.ui.context import UiContext
@@ -116,7 +117,7 @@ class ActivityPage(QWidget):
         self.tool_filter.clear()
         self.tool_filter.addItem("All tools", None)
         for tool in tools:
-            self.tool_filter.addItem(tool, tool)
+            self.tool_filter.addItem(shown(tool), tool)
         self.tool_filter.setCurrentIndex(max(0, self.tool_filter.findData(chosen)))
         self.tool_filter.blockSignals(False)
 
@@ -126,11 +127,11 @@ class ActivityPage(QWidget):
             outcome=self.outcome_filter.currentData(),
             words=self.search.text(),
         )
-        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        visible, total = self.proxy.rowCount(), self.model.rowCount()
         capped = " (the most recent)" if total >= ENTRY_LIMIT else ""
-        self.status.setText(f"Showing {shown} of {total} entries{capped}")
+        self.status.setText(f"Showing {visible} of {total} entries{capped}")
         set_tone(self.status, None)
-        self.export_button.setEnabled(shown > 0)
+        self.export_button.setEnabled(visible > 0)
 
     def choose_export_file(self) -> None:
         dialog = QFileDialog(self, "Export activity", str(Path.home() / "hearth-activity.json"))

@@ -1,4 +1,8 @@
-"""The audit log as a table, and the filter (tool, outcome, free text) the Activity page applies."""
+"""The audit log as a table, and the filter (tool, outcome, free text) the Activity page applies.
+
+Tools, arguments and results quote outside text: what a cell or a tooltip shows is escaped as
+`hearth.shown` does it; sorting and searching use the text itself.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QPalette
 
+from hearth import shown
 from hearth.store import AuditEntry
 from hearth.ui.pages.chrome import Tone, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
@@ -96,7 +101,7 @@ class AuditTableModel(ColumnsTableModel):
         if entry.duration_ms is not None:
             lines.append(f"Took {entry.duration_ms} ms")
         summary = entry.result_summary[:_CELL_CHARS]
-        return "\n".join([*lines, summary] if summary else lines)
+        return "\n".join(shown(line) for line in ([*lines, summary] if summary else lines))
 
 
 class AuditFilter(QSortFilterProxyModel):
@@ -147,5 +152,6 @@ def _value(value: object) -> str:
 
 
 def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
+    # Line feeds and tabs fold into spaces; a separator (U+2028) or a CR shows as an escape.
+    flat = " ".join(shown(text, lines=True).split())
     return flat if len(flat) <= _CELL_CHARS else flat[: _CELL_CHARS - 1] + "…"

@@ -143,7 +143,8 @@ class FoldersPage(QWidget):
             self.bar.setValue(status.done)
         self.skipped.setVisible(status.skipped > 0)
         self.skipped.setText(
-            f"{status.skipped:,} files were skipped: too large, not text, or unreadable."
+            f"{status.skipped:,} files were skipped: too large, not text, unreadable, or with "
+            "more than one name (hard links, which may lead outside your folders)."
         )
         self._show_warnings(status.warnings)
         self.status_did_change.emit(status)

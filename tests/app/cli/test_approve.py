@@ -86,5 +86,5 @@ def test_the_card_names_what_was_read_and_shows_hidden_characters() -> None:
         "⚠ recipient 'bob@example.com' came from files.read of /home/u/Documents/todo.md" in shown
     )
     assert "has read untrusted content (files.read of /home/u/Documents/todo.md)" in shown
-    assert "paid[U+202E].exe\\u001b[2J" in shown  # JSON escapes controls; bidi is shown
+    assert "paid\\u202e.exe\\u001b[2J" in shown  # JSON escapes controls; bidi is shown
     assert "\u202e" not in shown and "\x1b" not in shown
