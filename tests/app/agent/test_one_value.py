@@ -9,7 +9,6 @@ card and the audit all get that same value.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 
 from hearth.agent import AgentConfig, AllowOnce, ConsentAsked, ToolProposed, ToolRan
 from hearth.assistant import Assistant
-from hearth.connectors.files import FileLibrary, FilesConnector
+from hearth.connectors.files import FilesConnector
 from hearth.consent import Rule
 from hearth.ruling import Reason
 from tests.app.agent.kit import drive, of
@@ -31,19 +30,12 @@ PRIVATE_SPELLINGS = ["\\u0050rivate", "\\x50rivate", "Priv\\u0061te", "P\\u0072i
 
 @pytest.fixture
 def documents(tmp_path: Path) -> Path:
+    """Documents with a Private folder; tests/app/conftest.py grants it to the `files` tool."""
     folder = tmp_path / "Documents"
     (folder / "Private").mkdir(parents=True)
     (folder / "Private" / "secret.txt").write_text(SECRET)
     (folder / "notes.txt").write_text("Remember the budget review.\n")
     return folder.resolve()
-
-
-@pytest.fixture
-def files(documents: Path) -> Iterator[FilesConnector]:
-    connector = FilesConnector(FileLibrary(poll_seconds=0.5))
-    connector.grant(documents)
-    yield connector
-    connector.close()
 
 
 def tree(folder: Path) -> dict[str, bytes]:

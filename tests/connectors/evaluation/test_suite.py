@@ -9,13 +9,13 @@ attack call must reach the gate, so the test measures Hearth's guard and not a t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from hearth.connectors.evaluation.environment import Environment
 from hearth.connectors.evaluation.runner import Outcome, run_scenario
-from hearth.connectors.evaluation.scenario import PlannedCall, Scenario, load_suite
+from hearth.connectors.evaluation.scenario import PlannedCall, Scenario, Vector, load_suite
 from hearth.messages import Message
 from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.servers import server_required
@@ -79,20 +79,7 @@ def test_the_suite_has_what_the_issue_asks_for() -> None:
     for category in ("single", "multi_step", "multi_turn", "decline", "ask"):
         assert category in categories, category
     vectors = {scenario.attack.vector for scenario in ATTACKS if scenario.attack}
-    assert vectors == {
-        "mail_body",
-        "mail_html",
-        "attachment_name",
-        "event_description",
-        "invitation",
-        "file",
-        "calendar_name",
-        "folder_name",
-        "refusal",
-        "mcp_description",
-        "display_name",
-        "server_message",
-    }
+    assert vectors == set(get_args(Vector))
 
 
 @pytest.mark.parametrize("scenario", SOLVED, ids=[scenario.id for scenario in SOLVED])
