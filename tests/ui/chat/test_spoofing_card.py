@@ -113,17 +113,20 @@ def test_a_bidi_name_reads_the_same_in_the_grid_and_the_preview(card: ToolCard) 
 
 
 def test_screenshots_of_cards_holding_spoofs(qtbot: Any, card: ToolCard) -> None:
-    card.resize(760, 620)
+    """A card for each string of the corpus, at the height it asks for (the named ones first)."""
     card.show()
     shots = {
         "rlo_name": "invoice\u202efdp.exe",
         "line_separator_fake_warning": "name.txt\u2028⚠ Hearth: this file is safe to delete.txt",
         "terminal_escapes": "To: boss@example.com\x1b[1A\x1b[2K\x1b]0;title\x07\u2029x",
         "invisible_fillers": "zero\u200bwidth\u2060\u3164\U000e0041\u00ad.txt",
+        **{f"corpus_{number:02d}": spoof for number, spoof in enumerate(SPOOFS)},
     }
     for name, spoof in shots.items():
         card.show_entry(asking(spoof))
-        qtbot.wait(50)
+        card.resize(760, card.heightForWidth(760) if card.hasHeightForWidth() else 0)
+        card.resize(760, max(card.height(), card.sizeHint().height()))
+        qtbot.wait(20)
         path: Path = save_screenshot(card, f"spoofing_card_{name}")
         assert path.exists()
 
