@@ -138,8 +138,13 @@ class CalendarCache(CacheFile):
 
     # Problems
 
-    def problems(self) -> list[Problem]:
-        rows = self.read("SELECT location, line, component, message FROM problems ORDER BY rowid")
+    def problems(self, calendar: str | None = None) -> list[Problem]:
+        """What could not be read: of one calendar, or of all and the cache itself."""
+        where, params = ("WHERE calendar = ?", (calendar,)) if calendar else ("", ())
+        rows = self.read(
+            f"SELECT location, line, component, message FROM problems {where} ORDER BY rowid",
+            params,
+        )
         return [
             Problem(str(w), None if n is None else int(str(n)), str(c), str(m))
             for w, n, c, m in rows

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 import pydantic
 
+from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.calendar.status import describe_change, describe_state
 from hearth.connectors.calendar.when import read_range
@@ -31,6 +32,7 @@ def add_file(library: CalendarLibrary, path: Path) -> None:
     """Let Hearth read (and change) the .ics file at PATH, or every .ics file in a folder."""
     names = library.add_file(path.absolute())
     click.echo(f"Added {path}: {', '.join(names) or 'no calendars found yet'}")
+    _report_unread(library, names)
 
 
 @click.command("remove-file")
@@ -78,6 +80,8 @@ def list_calendars(library: CalendarLibrary) -> None:
         state = states.get(calendar.name)
         line = f"{calendar.name}  ({calendar.source}{'' if calendar.writable else ', read-only'})"
         click.echo(f"{line}  {describe_state(state, now) if state else 'not synced yet'}")
+    for problem in library.store.problems():
+        click.echo(f"could not read: {problem.describe()}", err=True)
 
 
 @click.command("sync")
@@ -126,6 +130,20 @@ def drop(library: CalendarLibrary, change_id: int) -> None:
     """Give up a conflicting offline change, keeping the server's version."""
     library.store.discard(change_id)
     click.echo(f"Dropped {change_id}; the server's version stays.")
+
+
+def _report_unread(library: CalendarLibrary, names: list[str]) -> None:
+    """Say on stderr what of these calendars could not be read; an error if one not at all."""
+    states = {state.calendar: state for state in library.store.status()}
+    errors = []
+    for name in names:
+        state = states.get(name)
+        if state is not None and not state.online and state.error:
+            errors.append(state.error)
+        for problem in library.store.problems(name):
+            click.echo(f"could not read: {problem.describe()}", err=True)
+    if errors:
+        raise CalendarError("; ".join(errors))
 
 
 def _when(start: datetime | date, end: datetime | date) -> str:

@@ -2,7 +2,10 @@
 
 The line scanner in `scan` unfolds the text and cuts it into top-level components with the line
 each starts on; each is then parsed by icalendar on its own. What cannot be read is dropped and
-reported as a `Problem` naming the file, the line and the component.
+reported as a `Problem` naming the file, the line and the component. Event times are read as
+leniently as `recurring_ical_events` expands them, as real calendar programs write them: DTEND
+wins over a DURATION beside it (Thunderbird's moved occurrences), and a date paired with a
+date-time is read as a time from midnight.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import time
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import icalendar
@@ -39,6 +43,7 @@ class ParsedCalendar:
     problems: list[Problem] = field(default_factory=list)
     name: str | None = None
     default_zone: str | None = None
+    cut: str | None = None  # why the text is not whole (no END:VCALENDAR); None when it is
 
 
 def read_calendar(data: bytes | str, *, where: str, time_limit_s: float = 5.0) -> ParsedCalendar:
@@ -56,7 +61,9 @@ def read_calendar(data: bytes | str, *, where: str, time_limit_s: float = 5.0) -
     found = blocks(text, where, problems)
     if found is None:
         raise BadCalendarData(f"{where} is not an iCalendar file (no BEGIN:VCALENDAR)")
-    header, parts = found
+    if found.cut is not None:
+        problems.append(Problem(where, None, "VCALENDAR", f"cut short: {found.cut}"))
+    header, parts = found.header, found.blocks
     calendar = _header(header, where, problems)
     name = _text(calendar.get("X-WR-CALNAME"))
     zone = _default_zone(calendar, where, problems)
@@ -69,7 +76,7 @@ def read_calendar(data: bytes | str, *, where: str, time_limit_s: float = 5.0) -
     if zone is not None and "X-WR-TIMEZONE" in calendar:
         calendar = x_wr_timezone.to_standard(calendar)
     problems.sort(key=lambda problem: problem.line or 0)
-    return ParsedCalendar(calendar, problems, name, zone)
+    return ParsedCalendar(calendar, problems, name, zone, found.cut)
 
 
 def split_objects(calendar: icalendar.Calendar) -> dict[str, str]:
@@ -210,11 +217,9 @@ class _ComponentReader:
             if "DTSTART" not in event:
                 self.report(block, "not read: it has no DTSTART")
                 return None
-            try:
-                event.decoded("DTSTART")
-                _ = event.end  # type: ignore[attr-defined]  # icalendar's Event has it
-            except (ValueError, TypeError, icalendar.InvalidCalendar) as error:
-                self.report(block, f"not read: {error}")
+            fault = _times_fault(event)
+            if fault is not None:
+                self.report(block, f"not read: {fault}")
                 return None
         if "UID" not in event:
             stable = "\n".join(x.text for x in block.lines if x.name() not in _VOLATILE)
@@ -222,6 +227,21 @@ class _ComponentReader:
             event.add("UID", uid)
             self.report(block, f"it has no UID; given {uid}")
         return event
+
+
+def _times_fault(event: icalendar.Component) -> str | None:
+    """Why the event's start and end cannot be read, or None; lenient as expansion is."""
+    try:
+        values = {
+            name: event.decoded(name) for name in ("DTSTART", "DTEND", "DURATION") if name in event
+        }
+    except (ValueError, TypeError, KeyError) as error:
+        return str(error)
+    kinds = {"DTSTART": date, "DTEND": date, "DURATION": timedelta}
+    for name, value in values.items():
+        if not isinstance(value, kinds[name]):
+            return f"{name} is not a {'duration' if name == 'DURATION' else 'date or a time'}"
+    return None
 
 
 def _header(header: list[Line], where: str, problems: list[Problem]) -> icalendar.Calendar:

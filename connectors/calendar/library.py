@@ -101,11 +101,26 @@ class CalendarLibrary:
     def occurrences(
         self, start: datetime, end: datetime, calendar: str | None = None
     ) -> tuple[list[Occurrence], list[Problem]]:
-        """Every occurrence in [start, end), from the offline store, in the user's zone."""
+        """Every occurrence in [start, end), from the offline store, in the user's zone.
+
+        The problems are what was left out: parts of the calendars that could not be read when
+        last synced, calendars that could not be read at all just now, and what expansion cut.
+        """
         if calendar is not None:
             calendar = self.store.calendar(calendar).name
         objects = [(obj.calendar, obj.ics) for obj in self.store.objects(calendar)]
-        return occurrences(objects, start, end, self.zone())
+        found, cut = occurrences(objects, start, end, self.zone())
+        return found, [*self.unread(calendar), *cut]
+
+    def unread(self, calendar: str | None = None) -> list[Problem]:
+        """What could not be read of every calendar (or the one named) when last synced."""
+        unreadable = [
+            Problem(state.calendar, None, "whole calendar", str(state.error))
+            for state in self.store.status()
+            if state.kind == "ics" and not state.online and state.error
+            if calendar is None or state.calendar == calendar
+        ]
+        return unreadable + self.store.problems(calendar)
 
     def add_file(self, path: Path) -> list[str]:
         """Grant an .ics file or a folder of them; returns the calendars it holds."""

@@ -4,7 +4,8 @@ A file is one calendar; each event UID in it is one object whose etag is the has
 file as read, so any change to the file since Hearth read it is a conflict. A write changes the
 text of that UID's components only: every other line of the file stays byte for byte as it was.
 The result is parsed again and checked before it replaces the file atomically. A file with
-parts Hearth could not read is never rewritten, so nothing the user had is lost.
+parts Hearth could not read is never rewritten, so nothing the user had is lost. A file cut short
+(no END:VCALENDAR: half-written or truncated) is an error, never read as the events it still holds.
 """
 
 from __future__ import annotations
@@ -177,7 +178,12 @@ def _read(path: Path) -> _Snapshot:
 
 
 def _snapshot(path: Path, data: bytes, version: atomic.Fingerprint) -> _Snapshot:
+    """The file as read; one cut short (half-written, truncated) is an error, never a calendar."""
     parsed = read_calendar(data, where=str(path))
+    if parsed.cut is not None:
+        raise errors.BadCalendarData(
+            f"{path} is cut short: {parsed.cut}; Hearth reads it once it is whole"
+        )
     own = parsed.calendar.property_items(recursive=False)
     properties = [(name, v if isinstance(v, bytes) else _ical(v)) for name, v in own]
     objects = split_objects(parsed.calendar)
@@ -274,7 +280,7 @@ def _parts(text: str) -> tuple[list[str], list[_Part]]:
     lines = _LINE.findall(text)
     parts: list[_Part] = []
     found = blocks(text.removeprefix("\ufeff"), "", [])
-    for block in found[1] if found else []:
+    for block in found.blocks if found else []:
         key = _own(block, "TZID" if block.kind == "VTIMEZONE" else "UID")
         parts.append(_Part(block.kind, key, block.line - 1, block.lines[-1].number - 1))
     return lines, parts
@@ -302,4 +308,5 @@ def _stored(calendar: CalendarRef, snapshot: _Snapshot, uid: str) -> StoredObjec
 
 def _ical(value: object) -> bytes:
     to_ical = getattr(value, "to_ical", None)
-    return bytes(to_ical()) if callable(to_ical) else str(value).encode("utf-8")
+    text = to_ical() if callable(to_ical) else str(value)
+    return text.encode("utf-8") if isinstance(text, str) else bytes(text)  # vTime gives str

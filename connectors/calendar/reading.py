@@ -21,6 +21,7 @@ LIST_LIMIT = 100
 SEARCH_DAYS_BACK, SEARCH_DAYS_AHEAD = 30, 365
 DESCRIPTION_CHARS = 500
 SLOTS_SHOWN = 5
+PROBLEMS_SHOWN = 10
 
 
 class ReadingTools:
@@ -88,7 +89,10 @@ class ReadingTools:
             for a, b in busy_periods(found, zone)
             if b > begin and a < finish
         ]
-        return FreeBusy(busy=busy, time_zone=zone.key, note=_problems_note(problems))
+        note = _problems_note(problems)
+        return FreeBusy(
+            busy=busy, time_zone=zone.key, note=note, problems=_listed_problems(problems)
+        )
 
     @tool(
         effect="read", scope="calendar", keywords=("free", "slot", "time"), check="check_calendar"
@@ -130,7 +134,12 @@ class ReadingTools:
         note = _problems_note(problems)
         if not slots:
             note = "no free time of that length in the range" + (f"; {note}" if note else "")
-        return FreeSlots(slots=slots[:SLOTS_SHOWN], time_zone=zone.key, note=note)
+        return FreeSlots(
+            slots=slots[:SLOTS_SHOWN],
+            time_zone=zone.key,
+            note=note,
+            problems=_listed_problems(problems),
+        )
 
     def check_calendar(self, arguments: Mapping[str, Any]) -> None:
         name = arguments.get("calendar")
@@ -143,7 +152,12 @@ class ReadingTools:
         if len(found) > LIST_LIMIT:
             notes.append(f"{len(found) - LIST_LIMIT} more not shown; narrow the range")
         note = "; ".join(text for text in notes if text) or None
-        return EventList(events=items, time_zone=self.library.zone().key, note=note)
+        return EventList(
+            events=items,
+            time_zone=self.library.zone().key,
+            note=note,
+            problems=_listed_problems(problems),
+        )
 
 
 def _item(occurrence: Occurrence) -> EventItem:
@@ -175,12 +189,19 @@ def _text_of(occurrence: Occurrence) -> str:
 
 
 def _problems_note(problems: Iterable[Problem]) -> str | None:
-    listed = list(problems)
-    if not listed:
+    count = len(list(problems))
+    if not count:
         return None
-    first = listed[0].describe()
-    more = f" (and {len(listed) - 1} more)" if len(listed) > 1 else ""
-    return f"some calendar data could not be read: {first}{more}"
+    parts = "1 part" if count == 1 else f"{count} parts"
+    return f"{parts} of the calendars could not be read or listed in full; see problems"
+
+
+def _listed_problems(problems: Iterable[Problem]) -> list[str]:
+    """Each problem with its file and line, the first PROBLEMS_SHOWN of them."""
+    listed = [problem.describe() for problem in problems]
+    if len(listed) > PROBLEMS_SHOWN:
+        listed[PROBLEMS_SHOWN:] = [f"and {len(listed) - PROBLEMS_SHOWN} more"]
+    return listed
 
 
 def _hour(value: int) -> time:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import pydantic
 
@@ -13,7 +13,17 @@ class Result(ToolResult):
     """Base of the calendar results: frozen, and optional fields omitted while empty."""
 
     omitted_when_empty = frozenset(
-        {"note", "location", "description", "attendees", "occurrence", "rule", "queued"}
+        {
+            "note",
+            "location",
+            "description",
+            "attendees",
+            "occurrence",
+            "rule",
+            "queued",
+            "problems",
+            "written",
+        }
     )
 
 
@@ -36,9 +46,12 @@ class EventItem(Result):
 
 
 class EventList(Result):
+    """Events in a range; `problems` names each part of the calendars left out, with its line."""
+
     events: list[EventItem]
     time_zone: str
     note: str | None = None
+    problems: list[str] = pydantic.Field(default_factory=list)
 
 
 class Period(Result):
@@ -50,16 +63,23 @@ class FreeBusy(Result):
     busy: list[Period]
     time_zone: str
     note: str | None = None
+    problems: list[str] = pydantic.Field(default_factory=list)
 
 
 class FreeSlots(Result):
     slots: list[Period]
     time_zone: str
     note: str | None = None
+    problems: list[str] = pydantic.Field(default_factory=list)
 
 
 class Changed(Result):
-    """A change made (or queued while offline): `change` names it for undo."""
+    """A change made (or queued while offline): `change` names it for undo.
+
+    A create cut short (Hearth killed mid-call) leaves only the step it journaled before its
+    write, `{"created": [step]}`; undo gets it back as this type, with `written`, the
+    fingerprint of the event as written, to tell whether the event was changed since.
+    """
 
     action: Literal["created", "updated", "deleted"]
     id: str
@@ -69,3 +89,11 @@ class Changed(Result):
     occurrence: str | None = None
     queued: bool = False
     note: str | None = None
+    written: str | None = None
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _from_journal(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "action" not in data and data.get("created"):
+            return {"action": "created", **data["created"][-1]}
+        return data

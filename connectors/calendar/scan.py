@@ -1,7 +1,8 @@
 """A light line scanner for ICS text: unfold it and cut it into top-level components.
 
 Each component keeps the physical line it starts on, so a problem found later can name its place.
-Structural faults (a missing or mismatched END) drop the component and are reported as a `Problem`.
+Structural faults (a missing or mismatched END) drop the component and are reported as a `Problem`;
+text that ends before END:VCALENDAR is marked `cut`, so a half-written file is never taken as whole.
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ class Block:
         return self.kind
 
 
+@dataclass
+class Scanned:
+    """A calendar's own lines, its whole components, and why it is cut short (None if whole)."""
+
+    header: list[Line]
+    blocks: list[Block]
+    cut: str | None = None
+
+
 def split_line(text: str) -> tuple[str, str]:
     """Split a content line at the first colon outside double quotes: (name;params, value)."""
     quoted = False
@@ -78,23 +88,28 @@ def _unfold(text: str) -> Iterable[Line]:
         yield Line(start, "".join(parts), length)
 
 
-def blocks(text: str, where: str, problems: list[Problem]) -> tuple[list[Line], list[Block]] | None:
+def blocks(text: str, where: str, problems: list[Problem]) -> Scanned | None:
     """Cut text into calendar-level lines and whole components; None if no VCALENDAR begins."""
     header: list[Line] = []
     found: list[Block] = []
     current: Block | None = None
     stack: list[str] = []
+    strays: list[Line] = []  # END lines at the calendar's own level, closing nothing
     inside = seen = skipping = False
+    last: Line | None = None
 
     def drop(block: Block, message: str) -> None:
         problems.append(Problem(where, block.line, block.label(), "not read: " + message))
 
     for line in _unfold(text):
-        name = line.name()
+        name, last = line.name(), line
         value = split_line(line.text)[1].strip().upper() if name in ("BEGIN", "END") else ""
         if value == "VCALENDAR":
             if current is not None:
                 drop(current, f"no END:{current.kind} before line {line.number}")
+            if name == "BEGIN" and seen:
+                message = "a second calendar begins here; its events are read as the first's"
+                problems.append(Problem(where, line.number, "VCALENDAR", message))
             inside, seen, skipping, current = name == "BEGIN", True, False, None
         elif not inside:
             continue
@@ -104,6 +119,8 @@ def blocks(text: str, where: str, problems: list[Problem]) -> tuple[list[Line], 
                 current = None
             if name == "BEGIN":
                 current, stack, skipping = Block(value, line.number, [line]), [value], False
+            elif name == "END" and not skipping:
+                strays.append(line)
             elif not skipping:
                 header.append(line)
         else:
@@ -120,4 +137,24 @@ def blocks(text: str, where: str, problems: list[Problem]) -> tuple[list[Line], 
                     current = None
     if current is not None:
         drop(current, f"the text ends before END:{current.kind}")
-    return (header, found) if seen else None
+    if not seen:
+        return None
+    return Scanned(header, found, _cut(inside, last, strays, where, problems))
+
+
+def _cut(
+    inside: bool, last: Line | None, strays: list[Line], where: str, problems: list[Problem]
+) -> str | None:
+    """Why the text is not whole, if it is not; a stray END as its last line (END:VCALENDARD)
+    is taken as the calendar's end, as icalendar takes it."""
+    closing = strays.pop() if inside and strays and strays[-1] is last else None
+    for stray in strays:
+        message = f"{stray.text} on line {stray.number} closes nothing; left out"
+        problems.append(Problem(where, stray.number, "VCALENDAR", message))
+    if closing is not None:
+        message = f"{closing.text} on line {closing.number} is read as END:VCALENDAR"
+        problems.append(Problem(where, closing.number, "VCALENDAR", message))
+        return None
+    if inside and last is not None:
+        return f"it ends on line {last.number}, before END:VCALENDAR"
+    return None

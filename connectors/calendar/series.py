@@ -7,7 +7,7 @@ zone is known, so an hour-long event stays an hour long across a DST change.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 import icalendar
@@ -108,14 +108,32 @@ def when(event: icalendar.Component, name: str) -> date:
 
 
 def span(event: icalendar.Component) -> tuple[date, date]:
-    """Start and exclusive end, from DTEND, DURATION, or the RFC 5545 default."""
+    """Start and exclusive end, from DTEND, DURATION, or the RFC 5545 default.
+
+    Read as expansion reads them (recurring_ical_events): DTEND wins over a DURATION beside it,
+    and a date beside a time, or a date lasting hours, becomes a time from midnight.
+    """
     start = when(event, "DTSTART")
-    if "DTEND" in event:
-        return start, when(event, "DTEND")
     duration = event.decoded("DURATION") if "DURATION" in event else None
-    if isinstance(duration, timedelta):
-        return start, shifted(start, duration)
-    return start, shifted(start, timedelta(days=0 if isinstance(start, datetime) else 1))
+    if "DTEND" in event:
+        end = when(event, "DTEND")
+    elif isinstance(duration, timedelta):
+        if not isinstance(start, datetime) and duration.seconds:
+            start = datetime.combine(start, datetime.min.time())
+        end = shifted(start, duration)
+    else:
+        end = shifted(start, timedelta(days=0 if isinstance(start, datetime) else 1))
+    if isinstance(start, datetime) == isinstance(end, datetime):
+        return start, end
+    zone = next(v.tzinfo for v in (start, end) if isinstance(v, datetime))
+    return _midnight(start, zone), _midnight(end, zone)
+
+
+def _midnight(value: date, zone: tzinfo | None) -> datetime:
+    """A date as the time its day begins in `zone` (floating without one); a time unchanged."""
+    if isinstance(value, datetime):
+        return value
+    return datetime.combine(value, datetime.min.time()).replace(tzinfo=zone)
 
 
 def elapsed(start: date, end: date) -> timedelta:

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from hearth.connectors.calendar.cache import QueuedChange
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.eventview import view
+from hearth.connectors.calendar.objects import Problem
 from hearth.connectors.calendar.store import SyncState
 
 _UTC = ZoneInfo("UTC")
@@ -31,10 +32,14 @@ def describe_state(state: SyncState, now: float) -> str:
         parts = ["not synced yet"]
     else:
         parts = [f"synced {ago(now - state.synced_at)}"]
-    if not state.online:
+    if not state.online and state.kind == "ics":
+        parts.append(f"not read now: {state.error}" if state.error else "not read now")
+    elif not state.online:
         parts.append(f"offline ({state.error})" if state.error else "offline")
     elif state.error:
         parts.append(state.error)
+    if state.problems:
+        parts.append(unread(state.problems))
     if state.pending:
         parts.append(f"{state.pending} change{'s' if state.pending != 1 else ''} waiting")
     if state.conflicts:
@@ -49,9 +54,15 @@ def summary(states: Sequence[SyncState], now: float) -> str | None:
     last = max((state.synced_at for state in states if state.synced_at is not None), default=None)
     names = ", ".join(state.calendar for state in states)
     parts = [names + (f": synced {ago(now - last)}" if last is not None else ": not synced yet")]
-    offline = [state.calendar for state in states if not state.online]
+    offline = [state.calendar for state in states if not state.online and state.kind != "ics"]
     if offline:
         parts.append(f"offline: {', '.join(offline)}")
+    broken = [state for state in states if not state.online and state.kind == "ics"]
+    if broken:
+        parts.append(f"not read now: {'; '.join(str(state.error) for state in broken)}")
+    for state in states:
+        if state.problems:
+            parts.append(f"{state.calendar}: {unread(state.problems)}")
     pending = sum(state.pending for state in states)
     if pending:
         parts.append(f"{pending} change{'s' if pending != 1 else ''} waiting to be sent")
@@ -61,6 +72,16 @@ def summary(states: Sequence[SyncState], now: float) -> str | None:
             f"{conflicts} conflict{'s' if conflicts != 1 else ''}: see hearth calendar conflicts"
         )
     return "; ".join(parts)
+
+
+def unread(problems: Sequence[Problem]) -> str:
+    """The parts of a calendar left out, in a few words: how many, and the first with its line."""
+    count = len(problems)
+    first = problems[0]
+    at = f"line {first.line}: " if first.line is not None else ""
+    more = f" (and {count - 1} more: see hearth calendar list)" if count > 1 else ""
+    noun = "part" if count == 1 else "parts"
+    return f"{count} {noun} not read, {at}{first.component}: {first.message}{more}"
 
 
 def describe_change(change: QueuedChange) -> str:

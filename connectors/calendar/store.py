@@ -30,7 +30,7 @@ __all__ = ["CalendarStore", "QueuedChange", "Saved", "SyncState"]
 
 @dataclass(frozen=True)
 class SyncState:
-    """How one calendar's last sync went, and what still waits to reach it."""
+    """How one calendar's last sync went, the parts of it left out then, and what waits for it."""
 
     calendar: str
     kind: str
@@ -39,6 +39,7 @@ class SyncState:
     pending: int
     conflicts: int
     error: str | None
+    problems: tuple[Problem, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,9 +137,12 @@ class CalendarStore:
         """Queued changes the server refused; each keeps the user's version, oldest first."""
         return self._cache.changes("conflict")
 
-    def problems(self) -> list[Problem]:
-        """Parts of calendars that could not be read, and anything that befell the cache."""
-        return self._cache.problems()
+    def problems(self, calendar: str | None = None) -> list[Problem]:
+        """Parts of calendars (or of the one named) that could not be read when last synced.
+
+        Without a name, also anything that befell the cache itself.
+        """
+        return self._cache.problems(None if calendar is None else self.calendar(calendar).name)
 
     def status(self) -> list[SyncState]:
         """Each calendar's last sync, reachability, queued and conflicting changes."""
@@ -155,6 +159,7 @@ class CalendarStore:
                 counts.get((c.ref.name.casefold(), "queued"), 0),
                 counts.get((c.ref.name.casefold(), "conflict"), 0),
                 c.last_error,
+                tuple(self._cache.problems(c.ref.name)),
             )
             for c in self._cache.calendars()
         ]
@@ -185,6 +190,16 @@ class CalendarStore:
                 self._writer.replay(synced)
         self._settle_unseen(seen, unreachable)
         return self.status()
+
+    def reread(self, calendar: str) -> None:
+        """Fetch one calendar from its source now, if it can be reached (before an undo)."""
+        ref = self.calendar(calendar)
+        try:
+            source = self._writer.source_for(ref)
+        except CalendarError:
+            return
+        with self._sync:
+            self._pull(source, ref)
 
     def replay(self) -> list[QueuedChange]:
         """Send the queued changes in order; returns them as they ended up."""

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hearth import UndoFailed, tool
-from hearth.connectors.calendar.changes import ChangeLog
+from hearth import UndoFailed, journal_step, tool
+from hearth.connectors.calendar.changes import ChangeLog, fingerprint, new_change_id
 from hearth.connectors.calendar.editing import (
     change_object,
     event_uid,
     new_object,
     remove_occurrence,
 )
-from hearth.connectors.calendar.errors import Conflict, EventNotFound
+from hearth.connectors.calendar.errors import CalendarNotFound, Conflict, EventNotFound
 from hearth.connectors.calendar.eventview import view
 from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.calendar.objects import StoredObject
@@ -74,8 +74,13 @@ class WritingTools(ProposalHooks):
             organizer=organizer if "@" in organizer else None,
             now=library.now(),
         )
+        change = new_change_id()
+        step = {"id": uid, "calendar": calendar, "title": fields.title, "change": change}
+        journal_step("created", {**step, "written": fingerprint(ics)})
         saved = library.store.put(calendar, uid, ics, expected_etag=None)
-        record = self.changes.record("created", saved.object.calendar, uid, None, saved.object.etag)
+        record = self.changes.record(
+            "created", saved.object.calendar, uid, None, saved.object.etag, change_id=change
+        )
         return Changed(
             action="created",
             id=uid,
@@ -179,6 +184,8 @@ class WritingTools(ProposalHooks):
 
     def undo_change(self, arguments: Mapping[str, Any], result: Changed) -> str:
         """Put back what the change replaced, if nothing changed the event since."""
+        if result.written is not None and self.changes.find(result.change) is None:
+            return self._undo_cut_short_create(result, result.written)
         record = self.changes.get(result.change)
         store = self.library.store
         try:
@@ -207,6 +214,19 @@ class WritingTools(ProposalHooks):
             )
         )
         return f"Changed {result.title!r} back"
+
+    def _undo_cut_short_create(self, result: Changed, written: str) -> str:
+        """Remove the event a create cut short may have written, if it is as Hearth wrote it."""
+        store = self.library.store
+        try:
+            store.reread(result.calendar)  # the cache may predate the write
+            current = store.find(result.id, result.calendar)
+        except (EventNotFound, CalendarNotFound):
+            return f"{result.title!r} never reached {result.calendar}; nothing to remove"
+        if fingerprint(current.ics) != written:
+            raise UndoFailed(f"{result.title!r} was changed since; nothing was removed")
+        _undo_write(lambda: store.delete(current))
+        return f"Removed {result.title!r}"
 
     def _save(
         self, obj: StoredObject, ics: str, occurrence: str | None, title: str | None = None
