@@ -74,7 +74,7 @@ def run(
     for name in rules:
         assistant.allow(Rule.create(name, "allow", now=time.time()))
     session = assistant.session(interactive=False, config=AgentConfig(tool_limit=40))
-    steps = drive(session.run_turn("check my calendar, my files and the wifi"), None)
+    steps = drive(session.run_turn("check my calendar, my files, my mail and the wifi"), None)
     return assistant, of(steps, ToolRan)
 
 
