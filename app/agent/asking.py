@@ -110,12 +110,14 @@ class Asker:
     def _edited(self, answer: EditArguments, tool: Tool, conversation_id: str | None) -> Decided:
         """The user's edit, in the same canonical spelling a proposal gets; a deny rule still
         refuses it, since the edit may name a resource the proposal did not."""
+        own = tool.primary or tool  # an invitation's people are read again from the edit
         try:
-            edited = tool.canonical_arguments(plain(tool.validate(answer.arguments)))
+            edited = own.canonical_arguments(plain(own.validate(answer.arguments)))
+            judged = own.as_invitation(edited) or own
         except (ToolArgumentsError, ToolFailure, OSError) as error:
             wording = f"the edited arguments are invalid: {error}"
             return Decided(_by_user(False, Reason.EDIT_INVALID, wording))
-        denied = self.gate.denial(tool, edited, conversation_id=conversation_id)
+        denied = self.gate.denial(judged, edited, conversation_id=conversation_id)
         if denied is not None and denied.rule is not None:
             rule = denied.rule
             ruling = Ruling(

@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from hearth.agent import AgentConfig, AllowOnce, ConsentAsked, ToolProposed, ToolRan
+from hearth.agent import (
+    AgentConfig,
+    AllowOnce,
+    ConsentAsked,
+    EditArguments,
+    ToolProposed,
+    ToolRan,
+)
 from hearth.assistant import Assistant
 from hearth.connectors.files import FilesConnector
 from hearth.consent import Rule
@@ -141,4 +148,34 @@ def test_a_spelling_the_files_parser_refuses_is_refused_before_any_card(
         assert of(steps, ConsentAsked) == []
         (ran,) = of(steps, ToolRan)
         assert ran.outcome == "invalid" and ran.ruling.reason is Reason.CANNOT_RUN
+        assistant.close()
+
+
+def test_an_edit_is_parsed_like_a_proposal_and_still_meets_the_deny_rule(
+    files: FilesConnector, documents: Path
+) -> None:
+    rules = [rule("files.*", "deny", documents / "Private")]
+    notes = str(documents / "notes.txt")
+    edits = {
+        f"{documents}/\\u0050rivate/secret.txt": "denied",  # into the denied folder, escaped
+        f"{documents}/\\x6eotes.txt": "executed",  # "notes.txt", escaped: runs as notes.txt
+    }
+    for edited, outcome in edits.items():
+        assistant = Assistant(
+            ScriptedModel([Reply(calls=[("files.read", {"path": notes})]), Reply("Done.")]),
+            plugins=[FilesPlugin(files)],
+            entry_points=False,
+            start_connectors=False,
+        )
+        for item in rules:
+            assistant.allow(item)
+        session = assistant.session(config=AgentConfig(tool_limit=20))
+        edit = EditArguments({"path": edited})
+        steps = drive(session.run_turn("read my notes"), lambda _, edit=edit: edit)
+        (ran,) = of(steps, ToolRan)
+        assert ran.outcome == outcome, (edited, ran.ruling.wording)
+        if outcome == "denied":
+            assert ran.ruling.reason is Reason.RULE_DENIES and SECRET not in ran.observation
+        else:
+            assert ran.arguments is not None and ran.arguments["path"] == notes
         assistant.close()
