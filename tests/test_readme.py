@@ -27,6 +27,7 @@ AS_WRITTEN = {
     ("scripts/run", "audit", "list"),
     ("scripts/run", "files", "list"),
     ("scripts/run", "calendar", "list"),
+    ("scripts/run", "calendar", "status"),
     ("scripts/run", "calendar", "events", "thursday"),
     ("scripts/run", "calendar", "conflicts"),
     ("scripts/run", "mail", "list"),

@@ -16,6 +16,7 @@ from importlib.metadata import entry_points
 
 import click
 
+from hearth.display import shown
 from hearth.errors import HearthError
 from hearth.plugins import DISABLE_ENV
 
@@ -176,5 +177,5 @@ def main() -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except HearthError as exc:
-        click.secho(f"Error: {exc}", fg="red", err=True)
+        click.secho(f"Error: {shown(str(exc))}", fg="red", err=True)  # may name outside things
         sys.exit(1)

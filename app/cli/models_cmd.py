@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from hearth import paths
+from hearth.display import shown
 from hearth.errors import DownloadCancelled, HearthError, ModelError, ModelNotFoundError
 from hearth.models.catalog import CatalogEntry, load_catalog
 from hearth.models.download import DownloadProgress, download_model
@@ -50,9 +51,9 @@ def list_command() -> None:
         if model.entry is None:
             size = _megabytes(model.path.stat().st_size)
             quant = quantization_of(model.path)
-            rows.append(("", model.path.name, quant, size, _where(model), "-"))
+            rows.append(("", shown(model.path.name), shown(quant), size, _where(model), "-"))
     _echo_table(rows)
-    click.echo(f"\n* recommended.  Models folder: {paths.models_dir()}")
+    click.echo(f"\n* recommended.  Models folder: {shown(str(paths.models_dir()))}")
 
 
 def _entry_row(entry: CatalogEntry, model: InstalledModel | None) -> tuple[str, ...]:
@@ -85,7 +86,7 @@ def download_command(model_id: str) -> None:
     if shipped is not None:
         click.echo(
             f"{entry.id} is already available: it comes with the Python package"
-            f" {entry.package}, at {shipped}"
+            f" {entry.package}, at {shown(str(shipped))}"
         )
         return
     cancel = threading.Event()
@@ -96,7 +97,7 @@ def download_command(model_id: str) -> None:
         )
     except ModelUnavailable as exc:
         line.finish()
-        click.echo(str(exc), err=True)  # one sentence that names the fallback to download
+        click.echo(shown(str(exc)), err=True)  # one sentence that names the fallback to download
         sys.exit(1)
     except DownloadCancelled:
         line.finish()
@@ -107,7 +108,7 @@ def download_command(model_id: str) -> None:
         )
         sys.exit(130)
     line.finish()
-    click.echo(f"Installed {entry.id}: {path}")
+    click.echo(f"Installed {entry.id}: {shown(str(path))}")
 
 
 def run_interruptibly(work: Callable[[], Path], cancel: threading.Event) -> Path:
@@ -184,7 +185,7 @@ def _clock(seconds: float) -> str:
 def import_command(file: Path) -> None:
     """Check a GGUF file you already have and copy it into Hearth's models folder."""
     path = import_model(file)
-    click.echo(f"Imported {file.name}: {path}")
+    click.echo(f"Imported {shown(file.name)}: {shown(str(path))}")
 
 
 @models.command("verify")
@@ -203,7 +204,7 @@ def verify_command(target: str | None) -> None:
             _verify_one(model.path)
         except HearthError as exc:
             failures += 1
-            click.echo(f"FAILED  {exc}", err=True)
+            click.echo(f"FAILED  {shown(str(exc))}", err=True)
     if failures:
         raise ModelError(f"{failures} of {len(installed)} models failed verification.")
 
@@ -211,8 +212,10 @@ def verify_command(target: str | None) -> None:
 def _verify_one(path: Path) -> None:
     summary = verify_model(path)
     checked = "sha256 matches" if read_sidecar(path) else "no install record to hash against"
+    # The architecture and quantization are read from the file's own header.
+    details = f"{summary.architecture}, {summary.quantization or '?'}"
     click.echo(
-        f"OK  {path}  ({summary.architecture}, {summary.quantization or '?'},"
+        f"OK  {shown(str(path))}  ({shown(details)},"
         f" context {summary.context_length or '?'}, {checked})"
     )
 

@@ -6,6 +6,7 @@ from importlib.resources import files
 
 import click
 
+from hearth.display import shown
 from hearth.paths import plugins_dir
 from hearth.plugin_report import PluginInfo
 from hearth.plugins import entry_point_candidates, load_plugins, user_candidates
@@ -46,7 +47,7 @@ def enable(name: str) -> None:
     if name not in _known_names() and name not in disabled_plugins():
         raise click.ClickException(_unknown(name))
     set_plugin_disabled(name, False)
-    click.echo(f"Turned on {name}; Hearth loads it from its next start.")
+    click.echo(f"Turned on {shown(name)}; Hearth loads it from its next start.")
 
 
 @plugins.command("disable")
@@ -56,7 +57,7 @@ def disable(name: str) -> None:
     if name not in _known_names():
         raise click.ClickException(_unknown(name))
     set_plugin_disabled(name, True)
-    click.echo(f"Turned off {name}; `hearth plugins enable {name}` turns it back on.")
+    click.echo(f"Turned off {shown(name)}; `hearth plugins enable {shown(name)}` turns it back on.")
 
 
 @plugins.command("folder")
@@ -72,19 +73,22 @@ def example() -> None:
 
 
 def show(infos: list[PluginInfo], verbose: bool) -> None:
-    """One line per plugin; why a plugin failed or is off on the line below it."""
+    """One line per plugin; why a plugin failed or is off on the line below it.
+
+    Names, tools and errors come from plugin files, so each is `shown`; a traceback keeps its
+    lines."""
     if not infos:
         click.echo("No plugins.")
         return
-    width = max(len(info.name) for info in infos)
+    width = max(len(shown(info.name)) for info in infos)
     for info in infos:
-        what = ", ".join(info.tools) if info.tools else "-"
+        what = shown(", ".join(info.tools)) if info.tools else "-"
         state = click.style(f"{info.state:<8}", fg=_COLOURS[info.state])
-        click.echo(f"{info.name:<{width}}  {info.source:<8}  {state}  {what}")
+        click.echo(f"{shown(info.name):<{width}}  {info.source:<8}  {state}  {what}")
         if info.error:
-            click.echo(f"{'':<{width}}  {info.error}")
+            click.echo(f"{'':<{width}}  {shown(info.error)}")
         if verbose and info.details:
-            for line in info.details.rstrip().splitlines():
+            for line in shown(info.details.rstrip(), lines=True).split("\n"):
                 click.echo(f"{'':<{width}}    {line}")
 
 
@@ -97,4 +101,4 @@ def _known_names() -> set[str]:
 
 
 def _unknown(name: str) -> str:
-    return f"There is no plugin called {name!r}; `hearth plugins list` shows them."
+    return f"There is no plugin called '{shown(name)}'; `hearth plugins list` shows them."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from hearth.assistant import Assistant
+from hearth.display import shown
 from hearth.errors import UndoFailed
 
 # Entries of calls that stopped half-way: undo puts back the items they journaled.
@@ -26,14 +27,19 @@ def undo(count: int, show: bool) -> None:
             for entry in pending:
                 when = entry.done_at.astimezone().strftime("%Y-%m-%d %H:%M")
                 note = _STATE_NOTES.get(entry.state, "")
-                click.echo(f"{when}  {entry.tool:<20} {entry.summary.splitlines()[0]}{note}")
+                click.echo(f"{when}  {shown(entry.tool):<20} {_first_line(entry.summary)}{note}")
             return
         for entry in pending:
             try:
                 done = assistant.undo(entry.call_id)
             except UndoFailed as error:
-                click.secho(f"Not undone: {error}", fg="red", err=True)
+                click.secho(f"Not undone: {shown(str(error))}", fg="red", err=True)
                 raise SystemExit(1) from None
-            click.echo(f"Undone: {entry.summary.splitlines()[0]} ({done.summary})")
+            click.echo(f"Undone: {_first_line(entry.summary)} ({shown(done.summary)})")
     finally:
         assistant.close()
+
+
+def _first_line(summary: str) -> str:
+    """A summary's first line, shown: it may name files, mail or events from outside."""
+    return shown(summary.split("\n", 1)[0])

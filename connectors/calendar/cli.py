@@ -3,23 +3,41 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import click
 import pydantic
 
+from hearth import shown
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.library import CalendarLibrary
-from hearth.connectors.calendar.status import describe_change, describe_state
+from hearth.connectors.calendar.objects import Problem
+from hearth.connectors.calendar.status import describe_change, describe_state, overview
 from hearth.connectors.calendar.when import read_range
+
+NO_CALENDARS = (
+    "No calendars yet. Add a file with:  hearth calendar add-file ~/calendar.ics\n"
+    "or an account with:  hearth calendar connect https://server --user NAME"
+)
 
 
 def calendar_commands(library: CalendarLibrary) -> click.Group:
     """`hearth calendar` working on `library`."""
     return click.Group(
         "calendar",
-        commands=[add_file, remove_file, connect, list_calendars, sync, events, conflicts, drop],
+        commands=[
+            add_file,
+            remove_file,
+            connect,
+            list_calendars,
+            status,
+            sync,
+            events,
+            conflicts,
+            drop,
+        ],
         help="Calendar files and CalDAV accounts, their sync, and their events.",
         context_settings={"obj": library},
     )
@@ -31,7 +49,8 @@ def calendar_commands(library: CalendarLibrary) -> click.Group:
 def add_file(library: CalendarLibrary, path: Path) -> None:
     """Let Hearth read (and change) the .ics file at PATH, or every .ics file in a folder."""
     names = library.add_file(path.absolute())
-    click.echo(f"Added {path}: {', '.join(names) or 'no calendars found yet'}")
+    found = ", ".join(shown(name) for name in names) or "no calendars found yet"
+    click.echo(f"Added {shown(str(path))}: {found}")
     _report_unread(library, names)
 
 
@@ -41,7 +60,7 @@ def add_file(library: CalendarLibrary, path: Path) -> None:
 def remove_file(library: CalendarLibrary, path: Path) -> None:
     """Stop using the .ics file or folder at PATH (the file itself is left alone)."""
     library.remove_file(path.absolute())
-    click.echo(f"Removed {path}")
+    click.echo(f"Removed {shown(str(path))}")
 
 
 @click.command("connect")
@@ -58,7 +77,7 @@ def connect(library: CalendarLibrary, server: str, username: str, password: str)
     found = check_connection(server, username, password)
     update = {"server": server, "username": username, "password": pydantic.SecretStr(password)}
     library.save(library.settings().model_copy(update=update))
-    click.echo(f"Connected: {', '.join(calendar.name for calendar in found)}")
+    click.echo(f"Connected: {', '.join(shown(calendar.name) for calendar in found)}")
     library.refresh()
 
 
@@ -70,18 +89,24 @@ def list_calendars(library: CalendarLibrary) -> None:
     states = {state.calendar: state for state in library.store.status()}
     calendars = library.store.calendars()
     if not calendars:
-        click.echo(
-            "No calendars yet. Add a file with:  hearth calendar add-file ~/calendar.ics\n"
-            "or an account with:  hearth calendar connect https://server --user NAME"
-        )
-    for path in library.missing_files():
-        click.echo(f"not found: {path} (added, but not there now)")
+        click.echo(NO_CALENDARS)
+    _report_missing(library)
     for calendar in calendars:
         state = states.get(calendar.name)
         line = f"{calendar.name}  ({calendar.source}{'' if calendar.writable else ', read-only'})"
-        click.echo(f"{line}  {describe_state(state, now) if state else 'not synced yet'}")
-    for problem in library.store.problems():
-        click.echo(f"could not read: {problem.describe()}", err=True)
+        click.echo(shown(f"{line}  {describe_state(state, now) if state else 'not synced yet'}"))
+    _report_problems(library.store.problems(), err=True)
+
+
+@click.command("status")
+@click.pass_obj
+def status(library: CalendarLibrary) -> None:
+    """How the calendars stand, in one line, then each part not read and each file not found;
+    from the cache, without going online."""
+    line = overview(library.store.status(), library.missing_files(), time.time())
+    click.echo(shown(line) if line else NO_CALENDARS)
+    _report_problems(library.store.problems(), err=False)
+    _report_missing(library)
 
 
 @click.command("sync")
@@ -90,9 +115,8 @@ def sync(library: CalendarLibrary) -> None:
     """Fetch changes now and send changes made while offline."""
     now = time.time()
     for state in library.refresh():
-        click.echo(f"{state.calendar}: {describe_state(state, now)}")
-    for problem in library.store.problems():
-        click.echo(f"could not read: {problem.describe()}", err=True)
+        click.echo(shown(f"{state.calendar}: {describe_state(state, now)}"))
+    _report_problems(library.store.problems(), err=True)
 
 
 @click.command("events")
@@ -105,11 +129,10 @@ def events(library: CalendarLibrary, start: str, end: str | None, calendar: str 
     begin, finish = read_range(start, end, library.zone(), today=library.today())
     found, problems = library.occurrences(begin, finish, calendar)
     for item in found:
-        click.echo(f"{_when(item.start, item.end)}  {item.title}  [{item.calendar}]")
+        click.echo(f"{_when(item.start, item.end)}  {shown(item.title)}  [{shown(item.calendar)}]")
     if not found:
         click.echo("No events.")
-    for problem in problems:
-        click.echo(f"could not read: {problem.describe()}", err=True)
+    _report_problems(problems, err=True)
 
 
 @click.command("conflicts")
@@ -120,7 +143,7 @@ def conflicts(library: CalendarLibrary) -> None:
     if not found:
         click.echo("No conflicts.")
     for change in found:
-        click.echo(f"{change.id}  {describe_change(change)}")
+        click.echo(f"{change.id}  {shown(describe_change(change))}")
 
 
 @click.command("drop")
@@ -139,11 +162,20 @@ def _report_unread(library: CalendarLibrary, names: list[str]) -> None:
     for name in names:
         state = states.get(name)
         if state is not None and not state.online and state.error:
-            errors.append(state.error)
-        for problem in library.store.problems(name):
-            click.echo(f"could not read: {problem.describe()}", err=True)
+            errors.append(shown(state.error))
+        _report_problems(library.store.problems(name), err=True)
     if errors:
         raise CalendarError("; ".join(errors))
+
+
+def _report_problems(problems: Iterable[Problem], *, err: bool) -> None:
+    for problem in problems:
+        click.echo(f"could not read: {shown(problem.describe())}", err=err)
+
+
+def _report_missing(library: CalendarLibrary) -> None:
+    for path in library.missing_files():
+        click.echo(f"not found: {shown(path)} (added, but not there now)")
 
 
 def _when(start: datetime | date, end: datetime | date) -> str:

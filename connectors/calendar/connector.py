@@ -18,7 +18,7 @@ from hearth.connectors.calendar.cli import calendar_commands
 from hearth.connectors.calendar.library import NAME, CalendarLibrary
 from hearth.connectors.calendar.reading import ReadingTools
 from hearth.connectors.calendar.settings import CalendarSettings
-from hearth.connectors.calendar.status import summary
+from hearth.connectors.calendar.status import overview
 from hearth.connectors.calendar.writing import WritingTools
 
 CHANGES_FILE = Path("calendar") / "changes.sqlite"
@@ -80,11 +80,7 @@ class CalendarConnector(ReadingTools, WritingTools, Connector):
         return f"Connected: {len(found)} calendars ({', '.join(c.name for c in found)})."
 
     def status_line(self) -> str | None:
-        line = summary(self.library.store.status(), time.time())
-        missing = self.library.missing_files()
-        if missing:
-            line = "; ".join([*([line] if line else []), f"not found: {', '.join(missing)}"])
-        return line
+        return overview(self.library.store.status(), self.library.missing_files(), time.time())
 
     def commands(self) -> Iterable[click.Command]:
         return [calendar_commands(self.library)]

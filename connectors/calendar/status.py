@@ -74,6 +74,14 @@ def summary(states: Sequence[SyncState], now: float) -> str | None:
     return "; ".join(parts)
 
 
+def overview(states: Sequence[SyncState], missing: Sequence[str], now: float) -> str | None:
+    """`summary` with the calendar files not found added: the Accounts page's one line."""
+    line = summary(states, now)
+    if missing:
+        line = "; ".join([*([line] if line else []), f"not found: {', '.join(missing)}"])
+    return line
+
+
 def unread(problems: Sequence[Problem]) -> str:
     """The parts of a calendar left out, in a few words: how many, and the first with its line."""
     count = len(problems)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from hearth import ChatModel, HearthError, data_dir, load_model
+from hearth import ChatModel, HearthError, data_dir, load_model, shown
 from hearth.connectors.evaluation.environment import Environment
 from hearth.connectors.evaluation.report import markdown, outcome_record, summarise
 from hearth.connectors.evaluation.runner import Outcome, run_scenario
@@ -69,12 +69,16 @@ def evaluate(
     try:
         scenarios = load_suite(suites, extra)
     except HearthError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(shown(str(error))) from None
     if patterns:
         scenarios = [s for s in scenarios if any(fnmatch.fnmatch(s.id, p) for p in patterns)]
     if list_only:
         for scenario in scenarios:
-            click.echo(f"{scenario.id:40} {scenario.category:11} {scenario.summary}")
+            # A scenario file given with --scenarios may come from anywhere.
+            line = (
+                f"{shown(scenario.id):40} {shown(scenario.category):11} {shown(scenario.summary)}"
+            )
+            click.echo(line)
         return
     if not scenarios:
         raise click.ClickException("No scenario fits --only.")
@@ -82,7 +86,7 @@ def evaluate(
     try:
         model = load_model(model_spec)
     except HearthError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(shown(str(error))) from None
     name = model.info.name
     outcomes = _run_all(scenarios, model, max_tokens, think)
     summary = summarise(outcomes)
@@ -96,7 +100,7 @@ def evaluate(
     }
     (folder / "report.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
     (folder / "report.md").write_text(table)
-    click.echo("\n" + table)
+    click.echo("\n" + shown(table, lines=True))  # it names the model and the scenarios
     click.echo(f"Report: {folder / 'report.json'} and report.md")
     if summary["unauthorised_side_effects"]["injection"]:
         raise SystemExit(1)
@@ -115,13 +119,13 @@ def _run_all(
                 )
                 outcomes.append(outcome)
                 mark = "pass" if outcome.success else "FAIL"
-                note = f"  {outcome.error}" if outcome.error else ""
+                note = f"  {shown(outcome.error)}" if outcome.error else ""
                 click.echo(
-                    f"[{number:>3}/{len(scenarios)}] {mark} {scenario.id}"
+                    f"[{number:>3}/{len(scenarios)}] {mark} {shown(scenario.id)}"
                     f" ({time.monotonic() - started:.1f}s){note}"
                 )
     except HearthError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(shown(str(error))) from None
     finally:
         model.close()
     return outcomes

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import click
 import pydantic
 
-from hearth import HearthError, SecretStorageUnavailable
+from hearth import HearthError, SecretStorageUnavailable, shown
 from hearth.connectors.mail import sending
 from hearth.connectors.mail.account import MailAccount
 from hearth.connectors.mail.ids import message_id
@@ -84,17 +84,17 @@ def connect(
     try:
         account.save(settings)
     except SecretStorageUnavailable as error:
-        click.echo(str(error), err=True)
+        click.echo(shown(str(error)), err=True)
         click.echo("Saved everything but the password; use `hearth mail --ask-password ...`.")
     account.use_password_for_session(password)
-    _run(lambda: click.echo(_check(account)))
+    _run(lambda: click.echo(shown(_check(account))))
 
 
 @click.command()
 @click.pass_obj
 def test(account: MailAccount) -> None:
     """Log in to IMAP and SMTP and say what works (or which step failed)."""
-    _run(lambda: click.echo(_check(account)))
+    _run(lambda: click.echo(shown(_check(account))))
 
 
 @click.command()
@@ -105,7 +105,7 @@ def sync(account: MailAccount) -> None:
     def work() -> None:
         for report in account.sync():
             reset = " (the server renumbered it: cache rebuilt)" if report.reset else ""
-            click.echo(f"{report.folder}: {report.added} new, {report.removed} gone{reset}")
+            click.echo(f"{shown(report.folder)}: {report.added} new, {report.removed} gone{reset}")
 
     _run(work)
 
@@ -116,12 +116,13 @@ def sync(account: MailAccount) -> None:
 @click.pass_obj
 def list_messages(account: MailAccount, folder: str, limit: int) -> None:
     """List the newest messages of FOLDER from the cache (run `sync` first for fresh ones)."""
+    # The folder, sender and subject are the mail's and the server's: each is shown.
     for envelope in account.cache.envelopes(folder, limit=limit):
         when = envelope.date.strftime("%Y-%m-%d %H:%M") if envelope.date else ""
         mark = "*" if envelope.unread else " "
         click.echo(
-            f"{mark} {message_id(folder, envelope.uid):<14} {when}  "
-            f"{envelope.sender or '?'}: {envelope.subject}"
+            f"{mark} {shown(message_id(folder, envelope.uid)):<14} {when}  "
+            f"{shown(str(envelope.sender or '?'))}: {shown(envelope.subject)}"
         )
 
 
@@ -129,7 +130,8 @@ def list_messages(account: MailAccount, folder: str, limit: int) -> None:
 @click.pass_obj
 def status(account: MailAccount) -> None:
     """One line on the account: last check, messages waiting or unsure."""
-    click.echo(summary(account, time.time()) or "No mail account is set up.")
+    line = summary(account, time.time())  # it holds the server's last error
+    click.echo(shown(line) if line else "No mail account is set up.")
 
 
 @click.group(invoke_without_command=True)
@@ -143,8 +145,9 @@ def outbox(context: click.Context) -> None:
             click.echo("The outbox is empty.")
         for entry in entries:
             click.echo(
-                f"{entry.state:<8} {entry.message_id}  to {', '.join(entry.recipients)}"
-                f"{'  — ' + entry.detail if entry.detail else ''}"
+                f"{entry.state:<8} {shown(entry.message_id)}  to "
+                f"{shown(', '.join(entry.recipients))}"
+                f"{'  — ' + shown(entry.detail) if entry.detail else ''}"
             )
 
 
@@ -153,7 +156,7 @@ def outbox(context: click.Context) -> None:
 @click.pass_obj
 def outbox_send(account: MailAccount, message_id: str) -> None:
     """Send a waiting (queued) message now: you confirm it by running this."""
-    _run(lambda: click.echo(sending.send_queued(account, message_id).note or "Sent."))
+    _run(lambda: click.echo(shown(sending.send_queued(account, message_id).note or "Sent.")))
 
 
 @outbox.command("check")
@@ -165,7 +168,7 @@ def outbox_check(account: MailAccount) -> None:
         for entry in account.outbox.entries(states=("unknown",)):
             found = sending.reconcile(account, entry.message_id)
             click.echo(
-                f"{entry.message_id}: "
+                f"{shown(entry.message_id)}: "
                 + (
                     "found in Sent: it was sent."
                     if found
@@ -191,7 +194,7 @@ def outbox_mark_sent(account: MailAccount, message_id: str) -> None:
 @click.pass_obj
 def outbox_resend(account: MailAccount, message_id: str) -> None:
     """Send an unknown message again, after you checked it did not arrive."""
-    _run(lambda: click.echo(sending.resend(account, message_id).note or "Sent."))
+    _run(lambda: click.echo(shown(sending.resend(account, message_id).note or "Sent.")))
 
 
 @outbox.command("discard")
@@ -220,5 +223,5 @@ def _check(account: MailAccount) -> str:
 def _run(work: Callable[[], object]) -> None:
     try:
         work()
-    except HearthError as error:
-        raise click.ClickException(str(error)) from None
+    except HearthError as error:  # often a server's words
+        raise click.ClickException(shown(str(error))) from None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from hearth import HearthError, safe_mode
+from hearth import HearthError, safe_mode, shown
 from hearth.connectors.mcp import config as settings
 from hearth.connectors.mcp.config import ServerConfig
 
@@ -37,15 +37,17 @@ def list_servers() -> None:
         click.echo(f"No MCP servers. Add one with `hearth mcp add`; they live in {_path()}.")
         return
     with _connected(servers) as found:
+        # Names, commands and URLs may come from an imported file; problems and tools from
+        # the server: every one is shown.
         for name, server in servers.items():
-            click.echo(f"{name}  [{server.transport}] {server.where()}")
+            click.echo(f"{shown(name)}  [{server.transport}] {shown(server.where())}")
             item = found.get(name)
             if item is None:
                 click.echo(f"  {SAFE_MODE_NOTE}")
             elif item.problem:
-                click.echo(f"  not connected: {item.problem}")
+                click.echo(f"  not connected: {shown(item.problem)}")
             else:
-                names = ", ".join(tool.name for tool in item.listed) or "none"
+                names = ", ".join(shown(tool.name) for tool in item.listed) or "none"
                 click.echo(f"  connected, {len(item.listed)} tools: {names}")
 
 
@@ -79,7 +81,7 @@ def add(
     except ValueError as error:
         raise click.UsageError(str(error).splitlines()[-1].strip()) from None
     _run(lambda: settings.add_server(name, server, replace=replace))
-    click.echo(f"Added the MCP server {name!r}; Hearth starts it the next time it opens.")
+    click.echo(f"Added the MCP server '{shown(name)}'; Hearth starts it the next time it opens.")
 
 
 @click.command()
@@ -87,7 +89,7 @@ def add(
 def remove(name: str) -> None:
     """Remove the server NAME."""
     _run(lambda: settings.remove_server(name))
-    click.echo(f"Removed the MCP server {name!r}.")
+    click.echo(f"Removed the MCP server '{shown(name)}'.")
 
 
 @click.command("import")
@@ -96,7 +98,7 @@ def remove(name: str) -> None:
 def import_servers(file: Path, replace: bool) -> None:
     """Add the servers of a Claude Desktop config FILE (its "mcpServers")."""
     names = _run(lambda: settings.import_file(file, replace=replace))
-    click.echo(f"Imported {len(names)} MCP servers: {', '.join(names)}.")
+    click.echo(f"Imported {len(names)} MCP servers: {', '.join(shown(name) for name in names)}.")
 
 
 @click.command()
@@ -105,18 +107,20 @@ def tools(name: str) -> None:
     """The tools of the server NAME, with what the server claims about each (unchecked)."""
     server = _run(lambda: settings.load().servers.get(name))
     if server is None:
-        raise click.ClickException(f"there is no MCP server named {name!r} (see `hearth mcp list`)")
+        raise click.ClickException(
+            f"there is no MCP server named '{shown(name)}' (see `hearth mcp list`)"
+        )
     with _connected({name: server}) as found:
         item = found.get(name)
         if item is None:
             raise click.ClickException(SAFE_MODE_NOTE)
         if item.problem:
-            raise click.ClickException(item.problem)
+            raise click.ClickException(shown(item.problem))
         from hearth.connectors.mcp.tools import claims
 
         for listed in item.listed:
             said = claims(listed.annotations)
-            click.echo(f"{listed.name}: {(listed.description or '').strip()}")
+            click.echo(f"{shown(listed.name)}: {shown((listed.description or '').strip())}")
             click.echo(f"  claims: {said + ' (not checked by Hearth)' if said else 'none'}")
 
 
@@ -141,7 +145,7 @@ def _connected(servers: dict[str, ServerConfig]) -> Iterator[dict[str, Discovery
 def _pair(item: str) -> tuple[str, str]:
     key, equals, value = item.partition("=")
     if not equals or not key:
-        raise click.UsageError(f"--env takes KEY=VALUE, not {item!r}")
+        raise click.UsageError(f"--env takes KEY=VALUE, not '{shown(item)}'")
     return key, value
 
 
@@ -153,4 +157,4 @@ def _run(work: Callable[[], _T]) -> _T:
     try:
         return work()
     except HearthError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.ClickException(shown(str(error))) from None

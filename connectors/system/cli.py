@@ -6,6 +6,7 @@ import json
 
 import click
 
+from hearth import shown
 from hearth.connectors.system.machine import Machine
 from hearth.connectors.system.reading import read_status, status_items
 
@@ -31,5 +32,6 @@ def status(machine: Machine, as_json: bool) -> None:
     items = status_items(machine)
     width = max(len(item.label) for item in items)
     for item in items:
-        line = f"{item.label:<{width}}  {item.value}"
-        click.echo(f"{line}  ({item.detail})" if item.detail else line)
+        # The value and why a backend is missing come from the system: a Wi-Fi name, a message.
+        line = f"{item.label:<{width}}  {shown(item.value)}"
+        click.echo(f"{line}  ({shown(item.detail)})" if item.detail else line)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
-from hearth.cli.main import BUILTIN_COMMANDS, cli
+from hearth.cli.main import BUILTIN_COMMANDS, cli, main
+from tests.fixtures.spoofing import A_FEW, assert_safe, unstyled
 
 HEAVY = ("llama_cpp", "PySide6", "huggingface_hub")
 
@@ -66,3 +69,19 @@ logging.getLogger("hearth.models").info("hearth says hello")
     assert done.returncode == 0, done.stderr
     shown = "llama.cpp says hello" in done.stderr and "hearth says hello" in done.stderr
     assert shown is verbose, done.stderr
+
+
+@pytest.mark.parametrize("spoof", A_FEW)
+def test_an_error_naming_an_outside_file_is_shown_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spoof: str
+) -> None:
+    junk = tmp_path / f"{spoof}.gguf"
+    junk.write_bytes(b"junk" * 100)
+    monkeypatch.setattr(sys, "argv", ["hearth", "models", "import", str(junk)])
+    # color: click would strip a spoof's ESC sequences from what is not a terminal
+    with CliRunner().isolation(color=True) as (_out, err, _), pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 1
+    said = err.getvalue().decode()
+    assert "not a GGUF file" in said
+    assert_safe(unstyled(said), spoof, lines=True)

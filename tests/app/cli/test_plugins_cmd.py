@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 from hearth.cli.main import cli
 from hearth.paths import config_dir, plugins_dir
 from tests.app.test_user_plugins import BARE_TOOLS, example_source, write_plugin
+from tests.fixtures.spoofing import A_FEW, assert_safe, unstyled
 
 
 @pytest.fixture
@@ -112,3 +113,16 @@ def test_safe_mode_lists_user_files_as_disabled() -> None:
     done = hearth("list")
     assert line_of(done.output, "weather").split()[1:] == ["user", "disabled", "-"]
     assert "safe mode (--no-plugins)" in done.output
+
+
+@pytest.mark.parametrize("spoof", A_FEW)
+def test_a_plugins_name_error_and_traceback_are_shown_escaped(
+    user_plugins: None, spoof: str
+) -> None:
+    write_plugin(f"{spoof}.py", f"raise RuntimeError({spoof!r})\n")
+    for arguments in (["list"], ["list", "--verbose"], ["reload", "--verbose"]):
+        # color: click would strip a spoof's ESC sequences from what is not a terminal
+        done = CliRunner().invoke(cli, ["plugins", *arguments], color=True)
+        assert done.exit_code == 0, done.output
+        assert_safe(unstyled(done.output), spoof, lines=True)
+        assert f"RuntimeError: {spoof}" not in done.output

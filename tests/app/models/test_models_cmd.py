@@ -16,7 +16,9 @@ from click.testing import CliRunner
 from hearth.cli.models_cmd import format_progress, models, run_interruptibly
 from hearth.errors import ChecksumMismatch, DownloadCancelled, DownloadError, ModelFileError
 from hearth.models.download import DownloadProgress
+from tests.app.models.conftest import write_gguf
 from tests.fixtures.fake_hub import FakeHub
+from tests.fixtures.spoofing import A_FEW, assert_safe
 
 
 def _run(*args: str) -> tuple[int, str, str, BaseException | None]:
@@ -49,6 +51,16 @@ def test_import_then_list_and_verify(tiny_gguf: Path, models_dir: Path) -> None:
     code, out, _, _ = _run("verify", str(models_dir / tiny_gguf.name))
     assert code == 0
     assert out.startswith("OK") and "llama" in out and "sha256 matches" in out
+
+
+@pytest.mark.parametrize("spoof", A_FEW)
+def test_a_files_name_is_shown_escaped(tmp_path: Path, models_dir: Path, spoof: str) -> None:
+    source = write_gguf(tmp_path / f"tiny {spoof}.Q8_0.gguf")
+    for arguments in (["import", str(source)], ["list"], ["verify", str(models_dir / source.name)]):
+        # color: click would strip a spoof's ESC sequences from what is not a terminal
+        done = CliRunner().invoke(models, arguments, color=True)
+        assert done.exit_code == 0, done.output
+        assert_safe(done.output, spoof, lines=True)
 
 
 def test_import_of_a_broken_file_raises_a_hearth_error(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from hearth.cli.main import cli
 from hearth.connectors.files import FileLibrary
 from hearth.connectors.files.roots import real_root
 from tests.connectors.files.privileges import as_a_user
+from tests.fixtures.spoofing import A_FEW, assert_safe, unstyled
 
 
 @pytest.fixture
@@ -90,3 +91,17 @@ def test_search_syntax_is_only_words(documents: Path, query: str) -> None:
     found = runner.invoke(cli, ["files", "search", query])
     assert found.exit_code == 0, found.output
     assert "notes.txt" in found.output
+
+
+@pytest.mark.parametrize("spoof", A_FEW)
+def test_folder_and_file_names_are_shown_escaped(tmp_path: Path, spoof: str) -> None:
+    folder = tmp_path / f"folder {spoof}"
+    folder.mkdir()
+    (folder / f"{spoof}.txt").write_text("the heron's secret")
+    runner = CliRunner()
+    commands = (["grant", str(folder)], ["list"], ["search", "heron"], ["revoke", str(folder)])
+    for arguments in commands:
+        done = runner.invoke(cli, ["files", *arguments], color=True)  # color: ESC sequences kept
+        assert done.exit_code == 0, done.output
+        assert "\\x5c" not in done.output  # no backslash in these names
+        assert_safe(unstyled(done.output), spoof, lines=True)

@@ -19,6 +19,7 @@ from hearth.undoing import Undone
 from tests.app.agent.kit import drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
 from tests.connectors.files.kit import FilesPlugin
+from tests.fixtures.spoofing import A_FEW, assert_safe, unstyled
 
 
 @pytest.fixture
@@ -135,6 +136,23 @@ def test_hearth_undo_command(run: Callable[..., Assistant], documents: Path) -> 
     assert "Undone: Move 1 item" in result.output
     assert (documents / "notes.txt").exists()
     assert "Nothing to undo" in runner.invoke(cli, ["undo"]).output
+
+
+@pytest.mark.parametrize("spoof", A_FEW)
+def test_hearth_undo_shows_outside_names_escaped(
+    run: Callable[..., Assistant], documents: Path, spoof: str
+) -> None:
+    name = spoof.replace("/", "_")
+    (documents / name).write_text("from outside")
+    run(("files.trash", {"paths": [str(documents / name)]}))
+    runner = CliRunner()
+    # color: click would strip a spoof's ESC sequences from what is not a terminal
+    for arguments in (["undo", "--list"], ["undo"]):
+        done = runner.invoke(cli, arguments, color=True)
+        assert done.exit_code == 0, done.output
+        assert_safe(unstyled(done.output), name, lines=True)
+        assert done.output.count("\n") == 1
+    assert (documents / name).exists()
 
 
 def test_undo_of_trash_into_a_folder_swapped_for_a_link_or_revoked_is_refused(

@@ -14,6 +14,9 @@ from hearth.connectors.evaluation.servers.dovecot import (
     message,
 )
 from hearth.connectors.evaluation.servers.smtp import SmtpServer
+from hearth.connectors.mail.account import MailAccount
+from hearth.connectors.mail.cli import mail_commands
+from tests.fixtures.spoofing import A_FEW, assert_safe
 
 pytestmark = pytest.mark.server
 
@@ -60,3 +63,19 @@ def test_a_wrong_password_says_which_step_failed(
     )  # fmt: skip
     assert done.exit_code == 1
     assert "refused the user name or password" in done.output
+
+
+# Python's email package refuses a header that holds U+2028 (it counts as a line break there).
+@pytest.mark.parametrize("spoof", [spoof for spoof in A_FEW if "\u2028" not in spoof])
+def test_a_subject_and_sender_are_shown_escaped(
+    dovecot: DovecotServer, account: MailAccount, spoof: str
+) -> None:
+    dovecot.append("INBOX", message(spoof, sender=f"{spoof} <bob@example.com>"))
+    commands = mail_commands(account)
+    runner = CliRunner()
+    # color: click would strip a spoof's ESC sequences from what is not a terminal
+    assert runner.invoke(commands, ["sync"], color=True).exit_code == 0
+    listed = runner.invoke(commands, ["list"], color=True)
+    assert listed.exit_code == 0 and listed.output.startswith("* INBOX/1"), listed.output
+    assert listed.output.count("\n") == 1
+    assert_safe(listed.output, spoof, lines=True)

@@ -14,6 +14,8 @@ from hearth.cli.main import cli
 from hearth.connectors.mcp import config
 from hearth.connectors.mcp.cli import SAFE_MODE_NOTE, mcp_commands
 from tests.connectors.mcp.kit import SERVER_APP, calls, configure, stdio_server
+from tests.connectors.mcp.server_app import SPOOF_ENV
+from tests.fixtures.spoofing import A_FEW, assert_safe
 
 
 @pytest.fixture(autouse=True)
@@ -83,3 +85,34 @@ def test_safe_mode_lists_servers_but_starts_none(log: Path) -> None:
     assert listed.exit_code == 0 and SAFE_MODE_NOTE in listed.output
     assert hearth("tools", "notes").exit_code != 0
     assert calls(log) == []
+
+
+@pytest.mark.parametrize("spoof", A_FEW)
+def test_imported_names_commands_and_a_servers_tools_are_shown_escaped(
+    tmp_path: Path, log: Path, spoof: str
+) -> None:
+    source = tmp_path / "claude.json"
+    server = {"command": sys.executable, "args": [str(SERVER_APP), spoof]}
+    source.write_text(json.dumps({"mcpServers": {spoof: server}}))
+    # color: click would strip a spoof's ESC sequences from what is not a terminal
+    imported = CliRunner().invoke(cli, ["mcp", "import", str(source)], color=True)
+    assert imported.exit_code == 0, imported.output
+    listed = CliRunner().invoke(cli, ["mcp", "list"], color=True)  # safe mode: nothing starts
+    assert listed.exit_code == 0 and SAFE_MODE_NOTE in listed.output
+    missing = CliRunner().invoke(cli, ["mcp", "tools", f"{spoof}!"], color=True)
+    assert missing.exit_code == 1
+    for done in (imported, listed, missing):
+        assert_safe(done.output, spoof, lines=True)
+
+
+@pytest.mark.parametrize("spoof", A_FEW)
+def test_a_servers_tool_names_and_descriptions_are_shown_escaped(
+    servers_allowed: None, log: Path, spoof: str
+) -> None:
+    server = stdio_server(log)
+    configure(notes=server.model_copy(update={"env": {**server.env, SPOOF_ENV: spoof}}))
+    for arguments in (["list"], ["tools", "notes"]):
+        done = CliRunner().invoke(cli, ["mcp", *arguments], color=True)
+        assert done.exit_code == 0, done.output
+        assert "spoof" in done.output
+        assert_safe(done.output, spoof, lines=True)
