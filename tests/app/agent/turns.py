@@ -20,9 +20,10 @@ Turn = Callable[..., tuple[Assistant, list[Any]]]
 
 @contextmanager
 def scripted_turns(plugin: object) -> Iterator[Turn]:
-    """`turn(ask, *calls, answer=, rules=)`: the scripted model makes `calls`, one per step,
-    then says "Done."; `answer` answers each card (Allow once by default) and `rules` are
-    `(tool, scope)` allow rules granted first. Every assistant opened is closed at the end."""
+    """`turn(ask, *calls, answer=, rules=, after=)`: the scripted model makes `calls`, one per
+    step, then says "Done."; `answer` answers each card (Allow once by default) and `rules` are
+    `(tool, scope)` allow rules granted first (made "even after untrusted content" with
+    `after`). Every assistant opened is closed at the end."""
     opened: list[Assistant] = []
 
     def run(
@@ -30,6 +31,7 @@ def scripted_turns(plugin: object) -> Iterator[Turn]:
         *calls: tuple[str, dict[str, Any]],
         answer: Callable[[ConsentAsked], Any] | None = None,
         rules: tuple[tuple[str, str | None], ...] = (),
+        after: bool = False,
     ) -> tuple[Assistant, list[Any]]:
         replies = [Reply(calls=[call]) for call in calls] + [Reply(text="Done.")]
         assistant = Assistant(
@@ -37,7 +39,8 @@ def scripted_turns(plugin: object) -> Iterator[Turn]:
         )
         opened.append(assistant)
         for tool, scope in rules:
-            assistant.allow(Rule.create(tool, "allow", now=time.time(), scope=scope))
+            rule = Rule.create(tool, "allow", now=time.time(), scope=scope, after_untrusted=after)
+            assistant.allow(rule)
         session = assistant.session(config=AgentConfig(tool_limit=20))
         steps = drive(session.run_turn(ask, CancelToken()), answer or (lambda _: AllowOnce()))
         return assistant, steps

@@ -37,8 +37,6 @@ def test_a_denied_call_never_reaches_the_server(turn: Turn, log: Path) -> None:
 
 def test_output_is_fenced_and_later_side_effects_ask_despite_a_rule(turn: Turn, log: Path) -> None:
     echo = ("notes.echo", {"text": "hi"})
-    _, quiet = turn("Echo hi.", echo, rules=(("notes.echo", None),))
-    assert of(quiet, ConsentAsked) == []  # the rule alone lets it run
     _, steps = turn(
         "Read the note, then echo hi.",
         ("notes.read_note", {}),
@@ -48,10 +46,21 @@ def test_output_is_fenced_and_later_side_effects_ask_despite_a_rule(turn: Turn, 
     read, echoed = of(steps, ToolRan)
     assert fenced_source(read.observation) == LABEL
     assert INJECTION in unfence(read.observation) and read.observation.startswith("<untrusted")
-    [asked] = of(steps, ConsentAsked)
-    assert asked.request.tool.name == "notes.echo"
-    assert LABEL in asked.request.verdict.reason
+    asked = [step.request for step in of(steps, ConsentAsked)]
+    assert [request.tool.name for request in asked] == ["notes.read_note", "notes.echo"]
+    assert LABEL in asked[-1].verdict.reason
     assert echoed.outcome == "executed"
+
+
+def test_the_servers_descriptions_count_as_read_so_even_a_ruled_call_asks(turn: Turn) -> None:
+    """The model reads each offered tool's description, written by the server: outside text."""
+    _, steps = turn("Echo hi.", ("notes.echo", {"text": "hi"}), rules=(("notes.echo", None),))
+    [asked] = of(steps, ConsentAsked)
+    assert "the description of notes.echo, written by the MCP server" in asked.request.reason
+    _, trusted = turn(
+        "Echo hi.", ("notes.echo", {"text": "hi"}), rules=(("notes.echo", None),), after=True
+    )
+    assert of(trusted, ConsentAsked) == []  # a rule made for after untrusted content still runs
 
 
 def test_a_read_only_claim_does_not_escape_the_rule_of_two(turn: Turn) -> None:
@@ -61,8 +70,8 @@ def test_a_read_only_claim_does_not_escape_the_rule_of_two(turn: Turn) -> None:
         ("notes.read_note", {}),
         rules=(("notes.read_note", None),),
     )
-    [asked] = of(steps, ConsentAsked)
-    assert asked.request.tool.name == "notes.read_note"
+    asked = [step.request.tool.name for step in of(steps, ConsentAsked)]
+    assert asked == ["notes.read_note", "notes.read_note"]
     assert [ran.outcome for ran in of(steps, ToolRan)] == ["executed", "executed"]
 
 
