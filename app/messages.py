@@ -63,14 +63,18 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    # What Hearth tells the model alongside a user's words (the moment they were said), kept
+    # out of the system prompt so that prompt, and its model state, never change. Not part of
+    # what the user said: equality, the store and every screen ignore it.
+    context: str = field(default="", compare=False)
 
     @classmethod
     def system(cls, content: str) -> Message:
         return cls("system", content)
 
     @classmethod
-    def user(cls, content: str) -> Message:
-        return cls("user", content)
+    def user(cls, content: str, *, context: str = "") -> Message:
+        return cls("user", content, context=context)
 
     @classmethod
     def assistant(
@@ -82,8 +86,13 @@ class Message:
     def tool_result(cls, call: ToolCall, content: str) -> Message:
         return cls("tool", content, tool_call_id=call.id, name=call.name)
 
+    @property
+    def model_text(self) -> str:
+        """The content as the model reads it: the context, then what was said."""
+        return f"{self.context}\n\n{self.content}" if self.context else self.content
+
     def as_template_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"role": self.role, "content": self.content}
+        data: dict[str, Any] = {"role": self.role, "content": self.model_text}
         if self.reasoning:
             data["reasoning_content"] = self.reasoning
         if self.tool_calls:

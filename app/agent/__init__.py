@@ -1,8 +1,9 @@
 """The agent loop: a conversation turn as a stream of typed steps, with every tool call gated."""
 
 from hearth.agent.executor import Executor
+from hearth.agent.offer import Offer, OfferPlanner
 from hearth.agent.selection import select_tools
-from hearth.agent.session import AgentConfig, Session, default_system_prompt
+from hearth.agent.session import AgentConfig, Session, default_system_prompt, turn_context
 from hearth.agent.steps import (
     AllowFor,
     AllowOnce,
@@ -16,6 +17,7 @@ from hearth.agent.steps import (
     TaintLine,
     ToolProposed,
     ToolRan,
+    ToolsOffered,
     TurnDone,
     TurnFailed,
     TurnStats,
@@ -34,15 +36,19 @@ __all__ = [
     "Deny",
     "EditArguments",
     "Executor",
+    "Offer",
+    "OfferPlanner",
     "ReasoningDelta",
     "Session",
     "Step",
     "TaintLine",
     "ToolProposed",
     "ToolRan",
+    "ToolsOffered",
     "TurnDone",
     "TurnFailed",
     "TurnStats",
     "default_system_prompt",
     "select_tools",
+    "turn_context",
 ]

@@ -16,6 +16,7 @@ from hearth.agent.steps import (
     Step,
     ToolProposed,
     ToolRan,
+    ToolsOffered,
     TurnDone,
     TurnFailed,
 )
@@ -33,12 +34,15 @@ class TurnRecord:
     stop_reason: str = ""
     error: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+    offered: list[str] = field(default_factory=list)
     _previews: dict[str, str | None] = field(default_factory=dict, repr=False)
     _asked: set[str] = field(default_factory=set, repr=False)
 
     def add(self, step: Step) -> dict[str, Any] | None:
         """Take in one step; returns the record it completes (a call, the end), if any."""
-        if isinstance(step, ReasoningDelta):
+        if isinstance(step, ToolsOffered):
+            self.offered = list(step.connectors)
+        elif isinstance(step, ReasoningDelta):
             self.reasoning += step.text
         elif isinstance(step, AnswerDelta):
             self.answer += step.text
@@ -62,6 +66,7 @@ class TurnRecord:
             "answer": shown(self.answer, lines=True).strip(),
             "reasoning": shown(self.reasoning, lines=True).strip(),
             "calls": self.calls,
+            "offered": [shown(name) for name in self.offered],
             "stop_reason": self.stop_reason,
             **({"error": self.error} if self.error else {}),
             "stats": self.stats,

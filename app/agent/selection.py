@@ -1,9 +1,8 @@
-"""Offer the model only the tools that fit this turn: fewer tools, less prefill, fewer wrong calls.
+"""How well each tool fits a piece of text: the scores the turn's offer is built from.
 
 A tool scores by its keywords (and its connector's) found in the text, plus a small lexical
-retrieval (BM25-like weighting) over its name and description. The text is the user's request
-and what tools said during the turn, so "Wi-Fi is off" can bring the Wi-Fi tool in mid-turn.
-A change tool offered without a way to find what it changes ("Archive the newsletter from
+retrieval (BM25-like weighting) over its name and description. `select_tools` picks a few:
+a change tool picked without a way to find what it changes ("Archive the newsletter from
 Fjord" fits only `mail.move`) brings its connector's best search or list tool along, while
 there is room.
 """
@@ -30,21 +29,30 @@ LOOKUPS = ("search", "list")  # a read tool named <connector>.search or .list…
 
 
 def words(text: str) -> list[str]:
-    """Lower-case word stems: plural and -ing endings dropped so 'emails' meets 'email'."""
+    """Lower-case word stems: plural, -ing and -ed endings dropped so 'emails' meets 'email'."""
     found = []
     for word in _WORD.findall(text.lower().replace("wi-fi", "wifi")):
         if word in _STOP:
             continue
-        for suffix in ("ing", "es", "s"):
-            if len(word) > len(suffix) + 2 and word.endswith(suffix):
-                word = word[: -len(suffix)]
-                break
-        found.append(word)
+        if len(word) > 4 and word.endswith("ed"):
+            found.append(word[:-1])  # "moved" meets "move", and "emailed" meets "email"
+            word = word[:-2]
+        found.append(_stem(word))
     return found
 
 
-def select_tools(text: str, tools: Sequence[Tool], *, limit: int = 6) -> list[Tool]:
-    """The best-fitting tools for `text`, at most `limit`, none if nothing fits."""
+def _stem(word: str) -> str:
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]  # "boxes", "dishes"; but "notes" is "note" and "messages" "message"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def tool_scores(text: str, tools: Sequence[Tool]) -> list[tuple[Tool, float]]:
+    """Each tool `text` fits, best first, with its score: keywords plus lexical retrieval."""
     query = set(words(text))
     if not query or not tools:
         return []
@@ -57,7 +65,16 @@ def select_tools(text: str, tools: Sequence[Tool], *, limit: int = 6) -> list[To
         )
         if score > 0:
             scored.append((-score, index, tool))
-    ranked = [tool for _, _, tool in sorted(scored)]
+    return [(tool, -negative) for negative, _, tool in sorted(scored)]
+
+
+def select_tools(text: str, tools: Sequence[Tool], *, limit: int = 6) -> list[Tool]:
+    """The best-fitting tools for `text`, at most `limit`, none if nothing fits.
+
+    Sessions offer whole connectors (`hearth.agent.offer`); this is the narrower pick for a
+    caller that wants a few tools for one piece of text.
+    """
+    ranked = [tool for tool, _ in tool_scores(text, tools)]
     return _with_lookups(ranked[:limit], ranked, tools, limit)
 
 

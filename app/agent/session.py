@@ -12,22 +12,24 @@ import json
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import datetime
 from importlib import resources
 from typing import Literal
 
 from hearth.agent.executor import Executor
-from hearth.agent.selection import select_tools
+from hearth.agent.offer import OfferPlanner, connector_of
 from hearth.agent.steps import (
     DEFAULT_TIMEOUT_S,
     CallMalformed,
     Step,
     ToolRan,
+    ToolsOffered,
     TurnDone,
     TurnFailed,
     TurnStats,
 )
 from hearth.consent import TaintTracker, fenced_source, unfence
+from hearth.engine_settings import TOOL_BUDGET, saved_setting
 from hearth.errors import HearthError, ToolCrashed
 from hearth.generation import (
     AnswerDelta,
@@ -43,20 +45,32 @@ ToolChoice = Literal["auto", "required"]
 CRASHED = "Error: this tool failed because of a problem inside Hearth. The user has been told."
 
 
-def default_system_prompt(today: date | None = None) -> str:
-    """The system prompt from resources/prompts/system.md, with the date the conversation began.
+def default_system_prompt() -> str:
+    """The system prompt from resources/prompts/system.md, the same every day.
 
-    Only the date: a prompt that changed every minute would be re-read on every turn.
+    With the tools after it, it is the prefix every conversation starts with, whose model
+    state is computed once and kept; the moment goes with each request (`turn_context`).
     """
     prompt = resources.files("hearth.resources") / "prompts" / "system.md"
-    day = today or date.today()
-    return f"{prompt.read_text('utf-8').strip()}\n\nToday is {day:%A} {day.isoformat()}."
+    return prompt.read_text("utf-8").strip()
+
+
+def turn_context(now: datetime | None = None) -> str:
+    """When the user speaks, as the model reads it before the request: day, time and zone."""
+    moment = (now or datetime.now()).astimezone()
+    zone = moment.tzname() or moment.strftime("%z")
+    return f"(It is {moment:%A} {moment:%Y-%m-%d %H:%M}, {zone}.)"
+
+
+def _saved_tool_budget() -> int:
+    return saved_setting(TOOL_BUDGET)
 
 
 @dataclass(frozen=True)
 class AgentConfig:
     max_steps: int = 6
-    tool_limit: int = 6
+    # The most the tools a turn offers may add to the prompt, in (estimated) tokens.
+    tool_budget: int = field(default_factory=_saved_tool_budget)
     repeat_limit: int = 3
     consent_timeout_s: float = DEFAULT_TIMEOUT_S
     settings: GenerationSettings = field(default_factory=GenerationSettings)
@@ -84,8 +98,13 @@ class Session:
         self.config = config or AgentConfig()
         self.history = list(history)
         restore_taint(executor.taint, self.history)
+        prompt = system_prompt or default_system_prompt()
         if not self.history or self.history[0].role != "system":
-            self.history.insert(0, Message.system(system_prompt or default_system_prompt()))
+            self.history.insert(0, Message.system(prompt))
+        elif system_prompt is None and self.history[0].content.startswith(prompt):
+            # A conversation saved when the prompt carried the date: today's prompt is the one
+            # whose model state is kept.
+            self.history[0] = Message.system(prompt)
         self._on_message = on_message
         self._descriptions_read: set[str] = set()
 
@@ -98,20 +117,23 @@ class Session:
         """
         cancel = cancel or CancelToken()
         self.executor.taint.add_user_text(text)
-        self._remember(Message.user(text))
+        used = self._connectors_used()
+        self._remember(Message.user(text, context=turn_context()))
         try:
-            yield from self._steps(text, cancel, tool_choice)
+            yield from self._steps(text, used, cancel, tool_choice)
         except HearthError as error:
             yield TurnFailed(error)
 
     def _steps(
-        self, text: str, cancel: CancelToken, tool_choice: ToolChoice
+        self, text: str, used: list[str], cancel: CancelToken, tool_choice: ToolChoice
     ) -> Generator[Step, None, None]:
         stats = TurnStats()
         seen: Counter[str] = Counter()
-        context = text
+        planner = OfferPlanner(self.tools, budget=self.config.tool_budget)
+        offer = planner.plan(text, used=used)
+        yield ToolsOffered(offer.connectors, offer.left_out)
         for step in range(self.config.max_steps):
-            offered = select_tools(context, self.tools, limit=self.config.tool_limit)
+            offered = offer.tools
             self._read_descriptions(offered)
             choice = tool_choice if step == 0 and offered else "auto"
             done = yield from self._generate(offered, cancel, choice)
@@ -129,7 +151,8 @@ class Session:
             if repeated is not None:
                 yield self._give_up(f"the same call to {repeated} kept coming back", stats)
                 return
-            names = frozenset(tool.name for tool in offered)
+            names = offer.names
+            said, failed = [], []
             for call in calls:
                 try:
                     ran = yield from self.executor.handle(
@@ -140,7 +163,8 @@ class Session:
                     self._remember(Message.tool_result(call, CRASHED))
                     raise
                 self._remember(Message.tool_result(call, ran.observation))
-                context += f"\n{ran.observation}"
+                failing = ran.outcome in ("failed", "partial")
+                (failed if failing else said).append(ran.result or ran.observation)
             for failure in malformed:
                 yield CallMalformed(failure.raw, failure.reason)
                 refused = self.executor.refuse_malformed(failure, self.conversation_id)
@@ -148,6 +172,12 @@ class Session:
             if cancel.cancelled:
                 yield TurnDone(done.message, "cancelled", stats)
                 return
+            grown = planner.grow(
+                planner.grow(offer, "\n".join(said)), "\n".join(failed), failed=True
+            )
+            if grown is not offer:
+                offer = grown
+                yield ToolsOffered(offer.connectors, offer.left_out, added=offer.grown)
         yield self._give_up(f"the task took more than {self.config.max_steps} steps", stats)
 
     def _generate(
@@ -164,6 +194,12 @@ class Session:
         if done is None:
             raise HearthError("the model stream ended without finishing its reply")
         return done
+
+    def _connectors_used(self) -> list[str]:
+        """The connectors whose tools earlier turns called, first used first."""
+        owners = {tool.name: connector_of(tool) for tool in self.tools}
+        called = (call.name for message in self.history for call in message.tool_calls)
+        return list(dict.fromkeys(owners[name] for name in called if name in owners))
 
     def _read_descriptions(self, offered: Sequence[Tool]) -> None:
         """A description written outside (an MCP server's) is read by the model as soon as its
@@ -211,4 +247,11 @@ def restore_taint(taint: TaintTracker, history: Sequence[Message]) -> None:
                 taint.add_untrusted(unfence(message.content), source)
 
 
-__all__ = ["AgentConfig", "Session", "ToolRan", "default_system_prompt", "restore_taint"]
+__all__ = [
+    "AgentConfig",
+    "Session",
+    "ToolRan",
+    "default_system_prompt",
+    "restore_taint",
+    "turn_context",
+]

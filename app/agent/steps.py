@@ -193,6 +193,19 @@ class ConsentRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolsOffered:
+    """The connectors whose tools the model may call this turn, in the order it reads them.
+
+    Yielded when a turn starts, and again when a tool's output brought more in (`added`, at
+    the end). `left_out` were involved but did not fit the tools' prompt budget.
+    """
+
+    connectors: tuple[str, ...]
+    left_out: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ToolProposed:
     """A call the model proposed; `preview` is None when the tool has no preview of its own."""
 
@@ -271,7 +284,8 @@ class TurnFailed:
 
 
 Step = (
-    ReasoningDelta
+    ToolsOffered
+    | ReasoningDelta
     | AnswerDelta
     | ToolProposed
     | ConsentAsked

@@ -116,7 +116,7 @@ class GenericJsonFormat(HermesJsonFormat):
 def _plain_message(message: Message) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "user", "content": f"<tool_response>\n{message.content}\n</tool_response>"}
-    content = message.content
+    content = message.model_text
     for call in message.tool_calls:
         payload = json.dumps({"name": call.name, "arguments": call.arguments}, ensure_ascii=False)
         content = f"{content}\n{OPEN_TAG}\n{payload}\n{CLOSE_TAG}".lstrip("\n")

@@ -221,7 +221,7 @@ class RemoteModel:
 
 def _wire_message(message: Message) -> dict[str, Any]:
     """One message in OpenAI wire form: call arguments as JSON strings, results by call id."""
-    data: dict[str, Any] = {"role": message.role, "content": message.content}
+    data: dict[str, Any] = {"role": message.role, "content": message.model_text}
     if message.tool_calls:
         data["tool_calls"] = [_wire_call(call) for call in message.tool_calls]
     if message.role == "tool":

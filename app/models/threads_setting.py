@@ -7,12 +7,12 @@ import logging
 from typing import Protocol, runtime_checkable
 
 from hearth.engine.threads import ThreadPolicy
+from hearth.engine_settings import SETTING_FILE, save_engine_setting
 from hearth.generation import ChatModel
-from hearth.paths import config_dir, write_json_atomically
+from hearth.paths import config_dir
 
 log = logging.getLogger(__name__)
 
-SETTING_FILE = "engine.json"
 MAX_THREADS = 256
 
 
@@ -36,7 +36,7 @@ def save_threads(count: int | None) -> None:
     """Keep `count` threads (None: automatic) for the next model load."""
     if count is not None and not 1 <= count <= MAX_THREADS:
         raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {count}")
-    write_json_atomically(config_dir() / SETTING_FILE, {"threads": count})
+    save_engine_setting("threads", count)
 
 
 def thread_policy(*, window: bool, override: int | None = None) -> ThreadPolicy:

@@ -23,7 +23,17 @@ class SystemConnector(SystemTools, Connector):
         "Wi-Fi, volume, brightness, do-not-disturb and the battery of this computer. Every "
         "change asks first, is read back, and can be undone."
     )
-    keywords = ("system", "setting", "settings", "computer", "laptop")
+    keywords = (
+        "system",
+        "setting",
+        "settings",
+        "computer",
+        "laptop",
+        "wifi",
+        "offline",
+        "internet",
+        "network",
+    )
 
     def __init__(self, machine: Machine | None = None) -> None:
         super().__init__()

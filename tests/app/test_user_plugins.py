@@ -97,7 +97,7 @@ def user_turns() -> Iterator[Turn]:
         opened.append(assistant)
         for name, scope in rules:
             assistant.allow(Rule.create(name, "allow", now=time.time(), scope=scope))
-        session = assistant.session(config=AgentConfig(tool_limit=20))
+        session = assistant.session(config=AgentConfig(tool_budget=100_000))
         steps = drive(session.run_turn("Notes?", CancelToken()), answer or (lambda _: AllowOnce()))
         return assistant, steps
 

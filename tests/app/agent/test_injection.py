@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from hearth.agent import ConsentAsked, Deny, ToolRan
+from hearth.agent.offer import OfferPlanner
 from hearth.ruling import Reason
 from tests.app.agent.injections import ATTACKS, Attack, Call, move
 from tests.app.agent.kit import World, drive, of
@@ -44,7 +45,7 @@ def grant_standing_rules(world: World) -> None:
 
 def offer_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     """The model is offered every tool at every step, so each injected call meets the gate."""
-    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, **_: tools)
+    monkeypatch.setattr(OfferPlanner, "plan", lambda planner, *_, **__: planner.everything())
 
 
 def plant(world: World, attack: Attack) -> tuple[str, Call]:

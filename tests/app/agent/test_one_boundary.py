@@ -73,7 +73,7 @@ def run(
     )
     for name in rules:
         assistant.allow(Rule.create(name, "allow", now=time.time()))
-    session = assistant.session(interactive=False, config=AgentConfig(tool_limit=40))
+    session = assistant.session(interactive=False, config=AgentConfig(tool_budget=100_000))
     steps = drive(session.run_turn("check my calendar, my files, my mail and the wifi"), None)
     return assistant, of(steps, ToolRan)
 

@@ -81,7 +81,7 @@ def run_one(
     )
     for rule in rules:
         assistant.allow(rule)
-    session = assistant.session(interactive=not headless, config=AgentConfig(tool_limit=20))
+    session = assistant.session(interactive=not headless, config=AgentConfig(tool_budget=100_000))
     steps = drive(session.run_turn("look after my files"), lambda _: AllowOnce())
     return assistant, steps
 
@@ -169,7 +169,7 @@ def test_an_edit_is_parsed_like_a_proposal_and_still_meets_the_deny_rule(
         )
         for item in rules:
             assistant.allow(item)
-        session = assistant.session(config=AgentConfig(tool_limit=20))
+        session = assistant.session(config=AgentConfig(tool_budget=100_000))
         edit = EditArguments({"path": edited})
         steps = drive(session.run_turn("read my notes"), lambda _, edit=edit: edit)
         (ran,) = of(steps, ToolRan)

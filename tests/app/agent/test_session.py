@@ -46,7 +46,7 @@ def test_the_step_stream_of_a_tool_turn() -> None:
     )
     steps = drive(world.session(model).run_turn("volume to 30"), None)
     kinds = [type(s).__name__ for s in steps if not isinstance(s, AnswerDelta)]
-    assert kinds == ["ToolProposed", "ToolRan", "TurnDone"]
+    assert kinds == ["ToolsOffered", "ToolProposed", "ToolRan", "TurnDone"]
     ran = of(steps, ToolRan)[0]
     assert ran.outcome == "executed" and ran.ruling.by_rule and ran.ruling.rule_id
     assert world.machine.volume == 30

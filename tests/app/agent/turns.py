@@ -41,7 +41,7 @@ def scripted_turns(plugin: object) -> Iterator[Turn]:
         for tool, scope in rules:
             rule = Rule.create(tool, "allow", now=time.time(), scope=scope, after_untrusted=after)
             assistant.allow(rule)
-        session = assistant.session(config=AgentConfig(tool_limit=20))
+        session = assistant.session(config=AgentConfig(tool_budget=100_000))
         steps = drive(session.run_turn(ask, CancelToken()), answer or (lambda _: AllowOnce()))
         return assistant, steps
 

@@ -76,7 +76,7 @@ def child(root: str, when: str) -> None:
     atomic.write_atomically = dying  # type: ignore[assignment]
     replies = [Reply(calls=[("calendar.create_event", CREATE)]), Reply("Done.")]
     assistant = open_assistant(Path(root), ScriptedModel(replies))
-    session = assistant.session(config=AgentConfig(tool_limit=5))
+    session = assistant.session(config=AgentConfig(tool_budget=100_000))
     drive(session.run_turn("Dentist on Thursday at 10"), lambda _: AllowOnce())
 
 

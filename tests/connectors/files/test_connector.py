@@ -104,7 +104,7 @@ def test_a_refused_path_is_an_observation_for_the_model(
         model, plugins=[FilesPlugin(connector)], entry_points=False, start_connectors=False
     )
     try:
-        session = assistant.session(config=AgentConfig(tool_limit=5))
+        session = assistant.session(config=AgentConfig(tool_budget=100_000))
         steps = drive(session.run_turn("read elsewhere.txt", CancelToken()), lambda _: AllowOnce())
     finally:
         assistant.db.close()

@@ -56,7 +56,7 @@ def run_call(assistant: Assistant, tool: str, **arguments: Any) -> ToolRan:
     """One turn in which the model makes one call, which the user allows once."""
     assert isinstance(assistant.model, ScriptedModel)
     assistant.model.replies.extend([Reply(calls=[(tool, arguments)]), Reply("Done.")])
-    session = assistant.session(config=AgentConfig(tool_limit=20))
+    session = assistant.session(config=AgentConfig(tool_budget=100_000))
     steps = drive(session.run_turn("tidy up: move or trash these files"), lambda _: AllowOnce())
     (ran,) = of(steps, ToolRan)
     return ran  # type: ignore[no-any-return]

@@ -33,7 +33,7 @@ def run(connector: FilesConnector) -> Iterator[Callable[..., Assistant]]:
             model, plugins=[FilesPlugin(connector)], entry_points=False, start_connectors=False
         )
         opened.append(assistant)
-        session = assistant.session(config=AgentConfig(tool_limit=20))
+        session = assistant.session(config=AgentConfig(tool_budget=100_000))
         steps = drive(session.run_turn(ask, CancelToken()), lambda _: AllowOnce())
         ran = of(steps, ToolRan)
         assert [r.outcome for r in ran] == ["executed"] * len(calls), ran

@@ -55,7 +55,7 @@ def child(root: str, when: str) -> None:
     linux_backlight.SysfsBrightness.write = dying  # type: ignore[method-assign]
     replies = [Reply(calls=[("system.set_brightness", {"level": 20})]), Reply("Done.")]
     assistant = open_assistant(Path(root), ScriptedModel(replies))
-    session = assistant.session(config=AgentConfig(tool_limit=5))
+    session = assistant.session(config=AgentConfig(tool_budget=100_000))
     drive(session.run_turn("Dim the screen"), lambda _: AllowOnce())
 
 
