@@ -45,6 +45,10 @@ class GenerationStats:
     completion_tokens: int = 0
     prefill_seconds: float = 0.0
     decode_seconds: float = 0.0
+    # The prompt's fixed prefix (system text and tools) and where its state came from this
+    # time: "memory" or "disk" when loaded, "computed" when read and kept, "" otherwise.
+    prefix_tokens: int = 0
+    prefix_source: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 import platformdirs
@@ -32,6 +33,14 @@ def data_dir() -> Path:
 def models_dir() -> Path:
     """Directory holding the user's downloaded and imported GGUF models."""
     path = data_dir() / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cache_dir() -> Path:
+    """Directory for what Hearth can always compute again (a prompt prefix's model state)."""
+    home = _home_override()
+    path = home / "cache" if home else Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -62,11 +71,19 @@ def bundle_dir() -> Path | None:
 
 def write_json_atomically(path: Path, data: object) -> None:
     """Write to a temp file beside `path`, flush it to disk, then rename it over `path`."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_bytes_atomically(path, [text.encode("utf-8")])
+
+
+def write_bytes_atomically(path: Path, parts: Iterable[bytes | memoryview]) -> None:
+    """`parts` written one after another to a temp file beside `path`, flushed to disk, then
+    renamed over `path`: a reader sees the old file or the whole new one, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        with os.fdopen(descriptor, "wb") as handle:
+            for part in parts:
+                handle.write(part)
             handle.flush()
             os.fsync(handle.fileno())
         Path(temp).replace(path)

@@ -12,6 +12,7 @@ import ctypes
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import llama_cpp
 
@@ -28,7 +29,7 @@ class DecodeAborted(EngineError):
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     tokens: tuple[int, ...]
-    state: bytes
+    state: bytes | bytearray
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -90,12 +91,39 @@ class PromptCache:
         return max(fitting, key=lambda c: len(c.tokens), default=None)
 
     def _load(self, checkpoint: Checkpoint) -> bool:
-        buffer = (ctypes.c_uint8 * len(checkpoint.state)).from_buffer_copy(checkpoint.state)
-        if llama_cpp.llama_state_seq_set_data(self._ctx, buffer, len(buffer), SEQ):
-            self.tokens = list(checkpoint.tokens)
+        return self.load_state(checkpoint.tokens, checkpoint.state)
+
+    def load_state(self, tokens: Sequence[int], state: bytes | bytearray) -> bool:
+        """Replace memory with `state`, the sequence after `tokens`; False if llama.cpp refused
+        it (memory is then empty)."""
+        self.clear()
+        buffer: Any
+        if isinstance(state, bytearray):
+            buffer = (ctypes.c_uint8 * len(state)).from_buffer(state)
+        else:  # read only by llama.cpp, so the bytes object's own buffer will do
+            buffer = ctypes.cast(ctypes.c_char_p(state), ctypes.POINTER(ctypes.c_uint8))
+        if llama_cpp.llama_state_seq_set_data(self._ctx, buffer, len(state), SEQ):
+            self.tokens = list(tokens)
             return True
         self.clear()
         return False
+
+    def state(self) -> bytearray:
+        """The whole sequence's state as it is now (attention cache and recurrent state)."""
+        size = llama_cpp.llama_state_seq_get_size(self._ctx, SEQ)
+        state = bytearray(size)
+        buffer = (ctypes.c_uint8 * size).from_buffer(state)
+        written = llama_cpp.llama_state_seq_get_data(self._ctx, buffer, size, SEQ)
+        del buffer
+        del state[written:]
+        return state
+
+    def remember(self, tokens: Sequence[int], state: bytes | bytearray) -> None:
+        """Keep a state made elsewhere (a stored prefix's) as a snapshot to come back to."""
+        if self.rewindable or any(len(c.tokens) == len(tokens) for c in self._checkpoints):
+            return
+        self._checkpoints.append(Checkpoint(tuple(tokens), state))
+        del self._checkpoints[: -self._max_checkpoints]
 
     def clear(self) -> None:
         """Forget everything in memory (checkpoints stay)."""
@@ -137,13 +165,7 @@ class PromptCache:
 
     def save_checkpoint(self) -> None:
         """Snapshot the sequence here; only needed where memory cannot be rewound."""
-        if self.rewindable or any(len(c.tokens) == len(self.tokens) for c in self._checkpoints):
-            return
-        size = llama_cpp.llama_state_seq_get_size(self._ctx, SEQ)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_seq_get_data(self._ctx, buffer, size, SEQ)
-        self._checkpoints.append(Checkpoint(tuple(self.tokens), bytes(buffer[:written])))
-        del self._checkpoints[: -self._max_checkpoints]
+        self.remember(self.tokens, self.state())
 
     def _decode(self, tokens: Sequence[int]) -> None:
         batch = self._batch

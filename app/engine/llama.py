@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import json
+import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -12,10 +14,11 @@ from pathlib import Path
 import llama_cpp
 from llama_cpp._internals import LlamaContext, LlamaModel
 
-from hearth.engine.cache import DecodeAborted, PromptCache
+from hearth.engine.cache import DecodeAborted, PromptCache, common_prefix
 from hearth.engine.decode import Reply
 from hearth.engine.gguf_check import inspect_gguf
 from hearth.engine.llama_log import route_llama_log
+from hearth.engine.prefix import PrefixKey, PrefixStates, file_identity, llama_build
 from hearth.engine.sampling import ModelSampling, Sampling
 from hearth.engine.template import ChatTemplate
 from hearth.engine.threads import ThreadPolicy, ThreadTuner
@@ -29,6 +32,7 @@ from hearth.generation import (
 )
 from hearth.messages import CancelToken, Message, ToolSpec
 
+log = logging.getLogger(__name__)
 _backend_ready = threading.Lock()
 _backend_initialised = False
 
@@ -53,9 +57,13 @@ class LlamaCppModel:
         threads: ThreadPolicy | None = None,
         sampling: Sampling | ModelSampling | None = None,
         chat_template: str | None = None,
+        prefixes: PrefixStates | None = None,
         verbose: bool = False,
     ) -> None:
         """Load `path`; `chat_template` replaces a GGUF's missing or broken template.
+
+        `prefixes` keeps the state of each prompt's fixed prefix (system text and tools), so a
+        new conversation loads it instead of reading the tools again.
 
         `sampling` is the model card's: one set, or one for thinking turns and one for the
         others; a GGUF's own `general.sampling.*` values override it. `threads` defaults to
@@ -93,6 +101,11 @@ class LlamaCppModel:
         self.cache = PromptCache(
             self.ctx, n_batch=n_batch, rewindable=rewindable, tuner=self._tuner(threads)
         )
+        self.prefixes = prefixes
+        self._prefix_lengths: dict[tuple[str, str, bool], int] = {}
+        self._prefix_probes: dict[tuple[str, str, bool], list[int]] = {}
+        self._identity: str | None = None
+        self._n_batch = n_batch
         self._lock = threading.Lock()
         self._closed = False
         self._cancel: CancelToken | None = None
@@ -217,9 +230,10 @@ class LlamaCppModel:
                     " start a new conversation or load the model with a larger context"
                 )
             stats = GenerationStats(prompt_tokens=len(prompt))
+            prefix = self._prefix_length(messages, offered, settings, prompt)
             self._cancel = cancel
             try:
-                if not self._prefill(prompt, boundary, stats):
+                if not self._prefill(prompt, boundary, prefix, stats):
                     yield GenerationDone(Message.assistant(), "cancelled", stats)
                     return
                 reply = Reply(
@@ -235,19 +249,102 @@ class LlamaCppModel:
             finally:
                 self._cancel = None
 
-    def _prefill(self, prompt: list[int], boundary: int | None, stats: GenerationStats) -> bool:
+    def _prefill(
+        self, prompt: list[int], boundary: int | None, prefix: int, stats: GenerationStats
+    ) -> bool:
         started = time.perf_counter()
         reused = self.cache.reuse(prompt)
-        stats.reused_tokens = reused
-        checkpoint = boundary if boundary is not None and boundary >= reused else None
+        stats.prefix_tokens = prefix
         try:
-            self.cache.evaluate(prompt[reused:], checkpoint_at=checkpoint)
+            if self.prefixes is not None and reused < prefix:
+                stats.prefix_source = self._restore_prefix(prompt[:prefix], self.prefixes)
+                if stats.prefix_source != "computed":
+                    reused = prefix
+            done = len(self.cache.tokens)
+            checkpoint = boundary if boundary is not None and boundary >= done else None
+            self.cache.evaluate(prompt[done:], checkpoint_at=checkpoint)
         except DecodeAborted:
             return False
         finally:
+            stats.reused_tokens = reused
             stats.evaluated_tokens = len(self.cache.tokens) - reused
             stats.prefill_seconds = time.perf_counter() - started
         return True
+
+    def _restore_prefix(self, tokens: list[int], prefixes: PrefixStates) -> str:
+        """Make memory hold `tokens`, the prompt's fixed prefix: its kept state if there is
+        one, else read now and kept. Returns where it came from."""
+        key = self._prefix_key(tokens)
+        found = prefixes.get(key)
+        if found is not None:
+            state, source = found
+            if self.cache.load_state(tokens, state):
+                self.cache.remember(tokens, state)
+                return source
+            log.debug("llama.cpp refused the kept prefix state %s", key.file_name)
+            prefixes.discard(key)
+        self.cache.evaluate(tokens[len(self.cache.tokens) :])
+        state = self.cache.state()
+        self.cache.remember(tokens, state)
+        prefixes.put(key, state)
+        return "computed"
+
+    def prefix_key(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        settings: GenerationSettings | None = None,
+    ) -> PrefixKey | None:
+        """The key this prompt's fixed prefix is kept under; None when it has none."""
+        settings = settings or GenerationSettings()
+        with self._lock:
+            prompt = self.render(messages, tools, settings)[0]
+            length = self._prefix_length(messages, tools, settings, prompt)
+            return self._prefix_key(prompt[:length]) if length else None
+
+    def _prefix_key(self, tokens: Sequence[int]) -> PrefixKey:
+        if self._identity is None:
+            self._identity = file_identity(self.path)
+        return PrefixKey.of(
+            model=self._identity,
+            template=self.template.source,
+            build=llama_build(),
+            context=f"n_ctx={self.n_ctx} n_batch={self._n_batch}",
+            tokens=tokens,
+        )
+
+    def _prefix_length(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        settings: GenerationSettings,
+        prompt: Sequence[int],
+    ) -> int:
+        """How many of `prompt`'s tokens are its fixed prefix: the system text and tools, up to
+        where the first request begins; 0 when the prompt does not start with it.
+
+        Found by rendering the same head with two different requests: the template decides
+        where the tools go, so only its output can say where they end.
+        """
+        if self.prefixes is None:
+            return 0
+        head = list(messages[:1]) if messages and messages[0].role == "system" else []
+        thinking = settings.enable_thinking and self.template.supports_thinking
+        key = (
+            head[0].content if head else "",
+            json.dumps([tool.as_openai() for tool in tools], sort_keys=True),
+            thinking,
+        )
+        length = self._prefix_lengths.get(key)
+        if length is None:
+            first = self.render([*head, Message.user("A")], tools, settings)[0]
+            second = self.render([*head, Message.user("B")], tools, settings)[0]
+            length = common_prefix(first, second)
+            self._prefix_lengths[key] = length
+            probe = first[:length]
+            self._prefix_probes[key] = probe
+        probe = self._prefix_probes[key]
+        return length if 0 < length < len(prompt) and list(prompt[:length]) == probe else 0
 
     def close(self) -> None:
         """Free the model; a reply still running is stopped first, never cut off mid-token."""

@@ -9,6 +9,7 @@ from hearth.engine.threads import ThreadPolicy
 from hearth.generation import ChatModel
 from hearth.models.first_check import check_once
 from hearth.models.lookup import installed_models
+from hearth.models.prompt_setting import prefix_states
 
 DEFAULT_CONTEXT = 8192
 
@@ -32,7 +33,13 @@ def load_chat_model(
     from hearth.engine.llama import LlamaCppModel  # loads llama.cpp only when a model is used
 
     check_once(path)  # a bundled or downloaded file is hashed against its record, once
-    return LlamaCppModel(path, n_ctx=n_ctx, sampling=model_card_sampling(path), threads=threads)
+    return LlamaCppModel(
+        path,
+        n_ctx=n_ctx,
+        sampling=model_card_sampling(path),
+        threads=threads,
+        prefixes=prefix_states(),
+    )
 
 
 def open_remote_model(base_url: str, model: str | None = None) -> ChatModel:
