@@ -7,6 +7,7 @@ import json
 import click
 
 from hearth.agent import ConsentAsked, Deny
+from hearth.agent.offered import connector_titles
 from hearth.agent.records import TurnRecord
 from hearth.agent.session import Session, ToolChoice
 from hearth.cli.chat import (
@@ -62,7 +63,9 @@ def ask(
             session = open_session(assistant, allow, settings, interactive=False)
             print_json_turn(session, prompt, choice)
         else:
-            run_turn(open_session(assistant, allow, settings), prompt, stats, choice)
+            session = open_session(assistant, allow, settings)
+            titles = connector_titles(assistant.connectors())
+            run_turn(session, prompt, stats, choice, titles=titles)
     finally:
         assistant.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -21,9 +21,11 @@ from hearth.agent import (
     Session,
     ToolProposed,
     ToolRan,
+    ToolsOffered,
     TurnDone,
     TurnFailed,
 )
+from hearth.agent.offered import connector_titles, offered_line
 from hearth.agent.session import ToolChoice
 from hearth.assistant import Assistant
 from hearth.cli.approve import INTERRUPTED, argument_lines, ask_terminal, check_allow, parse_allow
@@ -104,9 +106,18 @@ def open_session(
 
 
 def run_turn(
-    session: Session, text: str, show_stats: bool, tool_choice: ToolChoice = "auto"
+    session: Session,
+    text: str,
+    show_stats: bool,
+    tool_choice: ToolChoice = "auto",
+    *,
+    titles: Mapping[str, str] | None = None,
 ) -> None:
-    """Print one turn as it streams, asking about tool calls on the way."""
+    """Print one turn as it streams, asking about tool calls on the way.
+
+    The tools offered (connectors named by their `titles`) are said with `show_stats`, or
+    whenever some were left out: then the user needs to know why a connector was not used.
+    """
     cancel = CancelToken()
     in_reasoning = False
     cpu = CpuMeter()
@@ -129,7 +140,10 @@ def run_turn(
             click.echo(_text(said.feed(step.text)), nl=False)
             continue
         click.echo(_text(said.finish()), nl=False)
-        if isinstance(step, ToolProposed):
+        if isinstance(step, ToolsOffered):
+            if show_stats or step.left_out:
+                click.secho(offered_line(step, titles), dim=True, err=True)
+        elif isinstance(step, ToolProposed):
             proposed = step
             click.secho(f"\n→ {proposal_lines(step)}", fg="cyan")
         elif isinstance(step, ConsentAsked):
@@ -241,12 +255,12 @@ def chat(
             f"{model.info.name} ready. Ctrl-C stops a reply; /tool MESSAGE makes it use a tool.",
             dim=True,
         )
-        _converse(session, stats)
+        _converse(session, stats, connector_titles(assistant.connectors()))
     finally:
         assistant.close()
 
 
-def _converse(session: Session, stats: bool) -> None:
+def _converse(session: Session, stats: bool, titles: Mapping[str, str]) -> None:
     """Read lines until Ctrl-D or /quit; `/tool MESSAGE` sends MESSAGE with a tool required."""
     while True:
         try:
@@ -261,9 +275,9 @@ def _converse(session: Session, stats: bool) -> None:
             if not message.strip():
                 click.secho("Say what the tool is for: /tool search my files for taxes", dim=True)
                 continue
-            run_turn(session, message.strip(), stats, "required")
+            run_turn(session, message.strip(), stats, "required", titles=titles)
         elif text:
-            run_turn(session, text, stats)
+            run_turn(session, text, stats, titles=titles)
 
 
 def _tool_names(assistant: Assistant) -> set[str]:

@@ -21,6 +21,7 @@ from hearth.agent import (
     TurnDone,
     TurnFailed,
 )
+from hearth.agent.offered import connector_titles
 from hearth.agent.session import ToolChoice
 from hearth.history import StoredConversation
 from hearth.models.speed_history import SpeedReport
@@ -63,7 +64,9 @@ class ChatController(QObject):
         super().__init__(parent)
         self.context = context
         self.transcript = TranscriptModel(self)
-        self.presenter = TurnPresenter(self.transcript)
+        self.presenter = TurnPresenter(
+            self.transcript, lambda: connector_titles(context.assistant.connectors())
+        )
         self.error_parent: QWidget | None = None
         self.conversation_id: int | None = None
         self.title = NEW_TITLE

@@ -86,6 +86,8 @@ class TranscriptDelegate(QStyledItemDelegate):
         entry = index.data(ENTRY_ROLE)
         if not isinstance(entry, ReasoningEntry) or not isinstance(event, QMouseEvent):
             return super().editorEvent(event, model, option, index)
+        if not entry.text.strip():
+            return False  # only the offered tools' line: nothing to fold
         if event.button() != Qt.MouseButton.LeftButton:
             return False
         if event.type() != QEvent.Type.MouseButtonRelease:

@@ -66,15 +66,22 @@ class UserEntry(Entry):
 
 @dataclass(eq=False, kw_only=True)
 class ReasoningEntry(Entry):
-    """The model's thinking: shown while it streams, folded away once the answer starts."""
+    """The model's thinking: shown while it streams, folded away once the answer starts.
+
+    `tools` is the line saying which connectors' tools the model was offered this turn (already
+    escaped by `offered_line`); it shows with the thoughts, and stays in view when folded if
+    `tools_left_out` (some did not fit). A turn with no thinking keeps just that line.
+    """
 
     text: str = ""
     live: bool = True
     collapsed: bool = False
+    tools: str = ""
+    tools_left_out: bool = False
 
     @property
     def copy_text(self) -> str:
-        return self.text.strip()
+        return "\n\n".join(part for part in (self.tools, self.text.strip()) if part)
 
 
 @dataclass(eq=False, kw_only=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hearth.agent import (
@@ -11,11 +12,13 @@ from hearth.agent import (
     ReasoningDelta,
     ToolProposed,
     ToolRan,
+    ToolsOffered,
     TurnDone,
     TurnFailed,
 )
+from hearth.agent.offered import offered_line
 from hearth.ruling import Decider
-from hearth.ui.chat.entries import CardState, Tone, ToolCardEntry, UndoState
+from hearth.ui.chat.entries import CardState, ReasoningEntry, Tone, ToolCardEntry, UndoState
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import StepEvent
 
@@ -48,17 +51,33 @@ def card_for(step: ToolProposed) -> ToolCardEntry:
 
 
 class TurnPresenter:
-    """Shows the steps of the running turn in a transcript."""
+    """Shows the steps of the running turn in a transcript.
 
-    def __init__(self, transcript: TranscriptModel) -> None:
+    `titles` gives each connector's title by its name (read when tools are offered, since
+    plugins come and go); a connector without one is named by its name.
+    """
+
+    def __init__(
+        self,
+        transcript: TranscriptModel,
+        titles: Callable[[], Mapping[str, str]] = dict,
+    ) -> None:
         self.transcript = transcript
+        self._titles = titles
+        self._tools: ReasoningEntry | None = None  # the Thoughts row showing the turn's tools
 
     def begin(self, text: str) -> None:
+        self._tools = None
         self.transcript.add_user(text)
 
     def show(self, event: StepEvent) -> None:
         step = event.step
-        if isinstance(step, ReasoningDelta):
+        if isinstance(step, ToolsOffered):
+            line = offered_line(step, self._titles())
+            self._tools = self.transcript.show_tools(
+                self._tools, line, left_out=bool(step.left_out)
+            )
+        elif isinstance(step, ReasoningDelta):
             self.transcript.stream_reasoning(step.text)
         elif isinstance(step, AnswerDelta):
             self.transcript.stream_answer(step.text)

@@ -60,7 +60,11 @@ class TextRows:
         if isinstance(entry, AnswerEntry):
             return math.ceil(self.answer_document(entry, column).size().height()) + 2 * GAP
         if isinstance(entry, ReasoningEntry):
+            if not entry.text.strip() and entry.tools:  # no thinking: the tools' line alone
+                return math.ceil(self._tools(entry, column).size().height()) + 2 * GAP
             height = self.header_height() + GAP
+            if _tools_shown(entry):
+                height += math.ceil(self._tools(entry, column).size().height()) + GAP // 2
             if not entry.collapsed and entry.text.strip():
                 height += math.ceil(self._thinking(entry, column).size().height()) + GAP
             return height
@@ -106,6 +110,10 @@ class TextRows:
         text = shown(shown_reply(entry.text), lines=True).strip()
         return self._layouts.plain(entry, "text", text, self._font(0.95), column.width - 16)
 
+    def _tools(self, entry: ReasoningEntry, column: Column) -> QTextDocument:
+        # Escaped where it was worded (`offered_line`): connector names come from plugins.
+        return self._layouts.plain(entry, "tools", entry.tools, self._font(0.9), column.width - 18)
+
     def _notice(self, entry: NoticeEntry, column: Column) -> QTextDocument:
         text = shown(entry.text, lines=True)  # errors quote servers, folders, calendars
         return self._layouts.plain(entry, "text", text, self._font(0.92), column.width - 40)
@@ -129,22 +137,30 @@ class TextRows:
     ) -> None:
         colours = theme.current()
         muted = colours.color("muted")
-        header = QRectF(
-            rect.left() + column.left, rect.top() + GAP // 2, column.width, self.header_height()
-        )
+        left = rect.left() + column.left
+        if not entry.text.strip() and entry.tools:  # no thinking: the tools' line alone
+            draw_document(painter, self._tools(entry, column), left + 16, rect.top() + GAP, muted)
+            return
+        header = QRectF(left, rect.top() + GAP // 2, column.width, self.header_height())
         _paint_chevron(painter, QPointF(header.left() + 6, header.center().y()), entry, muted)
         painter.setPen(muted)
         painter.setFont(self._font(0.95, bold=entry.live))
         title_area = header.adjusted(18, 0, 0, 0)
         painter.drawText(title_area, Qt.AlignmentFlag.AlignVCenter, thinking_title(entry))
-        if entry.collapsed or not entry.text.strip():
-            return
-        top = header.bottom() + 2
-        document = self._thinking(entry, column)
-        bottom = top + document.size().height()
-        painter.setPen(QPen(colours.color("border"), 2))
-        painter.drawLine(QPointF(header.left() + 6, top), QPointF(header.left() + 6, bottom))
-        draw_document(painter, document, header.left() + 16, top, muted)
+        top = bottom = header.bottom() + 2
+        if _tools_shown(entry):
+            tools = self._tools(entry, column)
+            draw_document(painter, tools, header.left() + 16, top, muted)
+            bottom = top + tools.size().height()
+        if not entry.collapsed and entry.text.strip():
+            if bottom > top:
+                bottom += GAP // 2
+            document = self._thinking(entry, column)
+            draw_document(painter, document, header.left() + 16, bottom, muted)
+            bottom += document.size().height()
+        if bottom > top and not entry.collapsed:
+            painter.setPen(QPen(colours.color("border"), 2))
+            painter.drawLine(QPointF(header.left() + 6, top), QPointF(header.left() + 6, bottom))
 
     def _paint_notice(
         self, painter: QPainter, entry: NoticeEntry, rect: QRect, column: Column
@@ -177,6 +193,12 @@ def _paint_chevron(
     pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
     painter.setPen(pen)
     painter.drawPath(path)
+
+
+def _tools_shown(entry: ReasoningEntry) -> bool:
+    """Under a Thoughts header, the offered tools show while it is open, and also when folded
+    if some connectors were left out (the user needs to know then)."""
+    return bool(entry.tools) and (not entry.collapsed or entry.tools_left_out)
 
 
 def thinking_title(entry: ReasoningEntry) -> str:

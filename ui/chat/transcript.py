@@ -139,8 +139,23 @@ class TranscriptModel(QAbstractListModel):
             self._live_reasoning = ReasoningEntry(text=text.lstrip())
             self.add(self._live_reasoning)
             return
-        live.text += text
+        live.text = live.text + text if live.text else text.lstrip()
         self._changed_later(live)
+
+    def show_tools(
+        self, entry: ReasoningEntry | None, tools: str, *, left_out: bool = False
+    ) -> ReasoningEntry:
+        """Show the turn's offered tools in its Thoughts: on `entry` when the turn already has
+        one in this transcript, else on a new Thoughts row that its thinking then streams into."""
+        if entry is not None and entry.id in self._rows:
+            entry.tools, entry.tools_left_out = tools, left_out
+            self.changed(entry)
+            return entry
+        self.end_streams()
+        entry = ReasoningEntry(tools=tools, tools_left_out=left_out)
+        self._live_reasoning = entry
+        self.add(entry)
+        return entry
 
     def stream_answer(self, text: str) -> None:
         live = self._live_answer
