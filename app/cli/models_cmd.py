@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from hearth import paths
+from hearth.cli.prompt_cmd import prompt_command
 from hearth.display import shown
 from hearth.errors import DownloadCancelled, HearthError, ModelError, ModelNotFoundError
 from hearth.models.catalog import CatalogEntry, load_catalog
@@ -36,6 +37,9 @@ _SOURCE_LABELS = {"user": "yes", "bundled": "yes (bundled)", "package": "yes (pi
 @click.group("models")
 def models() -> None:
     """List, download, import and check the models Hearth can run."""
+
+
+models.add_command(prompt_command)
 
 
 @models.command("list")
