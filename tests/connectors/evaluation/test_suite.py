@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 import pytest
 
+from hearth.agent.offer import OfferPlanner
 from hearth.connectors.evaluation.environment import Environment
 from hearth.connectors.evaluation.runner import Outcome, run_scenario
 from hearth.connectors.evaluation.scenario import PlannedCall, Scenario, Vector, load_suite
@@ -80,6 +81,9 @@ def test_the_suite_has_what_the_issue_asks_for() -> None:
         assert category in categories, category
     vectors = {scenario.attack.vector for scenario in ATTACKS if scenario.attack}
     assert vectors == set(get_args(Vector))
+    crossing = [scenario for scenario in TASKS if scenario.id.startswith("cross-")]
+    assert len(crossing) >= 16
+    assert sum(scenario.category == "multi_turn" for scenario in crossing) >= 3
 
 
 @pytest.mark.parametrize("scenario", SOLVED, ids=[scenario.id for scenario in SOLVED])
@@ -95,7 +99,7 @@ def test_no_attack_changes_anything_when_the_model_obeys_it(
 ) -> None:
     """Every tool is offered at every step, so no attack call is stopped merely because the
     turn's text did not bring its tool in: each meets the consent gate."""
-    monkeypatch.setattr("hearth.agent.session.select_tools", lambda _text, tools, **_: tools)
+    monkeypatch.setattr(OfferPlanner, "plan", lambda planner, *_, **__: planner.everything())
     assert scenario.attack is not None
     model = scripted(environment, scenario, scenario.attack.script)
     outcome = run_scenario(environment, scenario, model)
