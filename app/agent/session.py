@@ -152,7 +152,8 @@ class Session:
                 yield self._give_up(f"the same call to {repeated} kept coming back", stats)
                 return
             names = offer.names
-            said, failed = [], []
+            said: list[str] = []
+            failed: list[str] = []
             for call in calls:
                 try:
                     ran = yield from self.executor.handle(

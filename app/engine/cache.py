@@ -165,7 +165,8 @@ class PromptCache:
 
     def save_checkpoint(self) -> None:
         """Snapshot the sequence here; only needed where memory cannot be rewound."""
-        self.remember(self.tokens, self.state())
+        if not self.rewindable:
+            self.remember(self.tokens, self.state())
 
     def _decode(self, tokens: Sequence[int]) -> None:
         batch = self._batch

@@ -205,7 +205,7 @@ class PrefixStates:
                 total -= size
 
 
-def _read_state(handle: BufferedReader, key: PrefixKey) -> bytearray:
+def _read_state(handle: BufferedReader, key: PrefixKey) -> bytes:
     read = handle.read
     if read(len(MAGIC)) != MAGIC:
         raise ValueError("not a prefix state")
@@ -218,8 +218,8 @@ def _read_state(handle: BufferedReader, key: PrefixKey) -> bytearray:
         differs = sorted(name for name, value in asdict(key).items() if stored.get(name) != value)
         raise ValueError(f"made for another {', '.join(differs) or 'key'}")
     length, digest = _BODY.unpack(read(_BODY.size))
-    state = bytearray(length)
-    if handle.readinto(state) != length or read(1):
+    state = read(length)  # not readinto a bytearray: zeroing 100 MB first costs as much again
+    if len(state) != length or read(1):
         raise ValueError("cut short or too long")
     if xxhash.xxh3_128_digest(state) != digest:
         raise ValueError("damaged (checksum differs)")
