@@ -47,8 +47,10 @@ def test_the_ratios_in_the_table_are_the_benchmarks_own() -> None:
     assert f"{decode['decode_ratio_hearth_over_bare']}×" in rows["Engine decode"][1]
     expected = decode["hearth_decode_tok_s"] / native["decode_tok_s"]
     assert rows["Hearth decode vs llama-bench"][1] == f"{expected:.2f}× of llama-bench"
-    tools = engine["dynamic_tools"]
-    assert f"{tools['dynamic_over_all']}×" in rows["Prompt tokens, dynamic vs all tools"][1]
+    tools = engine["offered_tools"]
+    assert f"{tools['offered_over_all']}×" in rows["Prompt tokens, offered vs all tools"][1]
+    first = engine["first_token_new_conversation"]
+    assert f"{first['stored_over_no_tools']}×" in rows["First token, new conversation"][1]
     stall = results["ui"]["output"]["max_stall_ms"]
     assert rows["Qt main thread while streaming"][0] == f"{stall} ms longest stall"
 

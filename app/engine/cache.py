@@ -29,7 +29,7 @@ class DecodeAborted(EngineError):
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     tokens: tuple[int, ...]
-    state: bytes | bytearray
+    state: bytes | bytearray | memoryview
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -93,12 +93,12 @@ class PromptCache:
     def _load(self, checkpoint: Checkpoint) -> bool:
         return self.load_state(checkpoint.tokens, checkpoint.state)
 
-    def load_state(self, tokens: Sequence[int], state: bytes | bytearray) -> bool:
+    def load_state(self, tokens: Sequence[int], state: bytes | bytearray | memoryview) -> bool:
         """Replace memory with `state`, the sequence after `tokens`; False if llama.cpp refused
         it (memory is then empty)."""
         self.clear()
         buffer: Any
-        if isinstance(state, bytearray):
+        if isinstance(state, bytearray | memoryview):
             buffer = (ctypes.c_uint8 * len(state)).from_buffer(state)
         else:  # read only by llama.cpp, so the bytes object's own buffer will do
             buffer = ctypes.cast(ctypes.c_char_p(state), ctypes.POINTER(ctypes.c_uint8))
@@ -118,7 +118,7 @@ class PromptCache:
         del state[written:]
         return state
 
-    def remember(self, tokens: Sequence[int], state: bytes | bytearray) -> None:
+    def remember(self, tokens: Sequence[int], state: bytes | bytearray | memoryview) -> None:
         """Keep a state made elsewhere (a stored prefix's) as a snapshot to come back to."""
         if self.rewindable or any(len(c.tokens) == len(tokens) for c in self._checkpoints):
             return

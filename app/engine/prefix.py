@@ -16,16 +16,17 @@ recently used first out.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
+import mmap
 import os
 import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from io import BufferedReader
 from pathlib import Path
 
 import xxhash
@@ -43,7 +44,7 @@ DEFAULT_DISK_BYTES = 1024 * 2**20
 DEFAULT_MEMORY_BYTES = 384 * 2**20
 _SAMPLE = 2**20
 
-State = bytes | bytearray
+State = bytes | bytearray | memoryview
 
 
 def file_identity(path: Path) -> str:
@@ -160,7 +161,7 @@ class PrefixStates:
         with self._lock:
             self._memory.pop(key, None)
         if self.folder is not None:
-            (self.folder / key.file_name).unlink(missing_ok=True)
+            _remove(self.folder / key.file_name)
 
     def _remember(self, key: PrefixKey, state: State) -> None:
         with self._lock:
@@ -176,13 +177,21 @@ class PrefixStates:
             return None
         path = self.folder / key.file_name
         try:
+            # Mapped, not read: the page cache holds it once, and a new conversation right
+            # after a restart skips copying 100 MB. Files are only ever replaced whole
+            # (renamed over), never cut in place, so a mapping stays valid while it is used.
             with path.open("rb") as handle:
-                state = _read_state(handle, key)
+                mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, struct.error) as error:
-            log.debug("refused prefix state %s: %s", path.name, error)
-            path.unlink(missing_ok=True)
+        except (OSError, ValueError) as error:  # an empty file cannot be mapped
+            _refuse(path, error)
+            return None
+        try:
+            state = _read_state(mapped, key)
+        except (ValueError, struct.error) as error:
+            mapped.close()  # Windows keeps a mapped file from being removed
+            _refuse(path, error)
             return None
         os.utime(path)  # most recently used: evicted last
         return state
@@ -201,26 +210,39 @@ class PrefixStates:
             if total <= self.disk_bytes:
                 break
             if path != keep:
-                path.unlink(missing_ok=True)
+                _remove(path)
                 total -= size
 
 
-def _read_state(handle: BufferedReader, key: PrefixKey) -> bytes:
-    read = handle.read
-    if read(len(MAGIC)) != MAGIC:
+def _refuse(path: Path, error: Exception) -> None:
+    log.debug("refused prefix state %s: %s", path.name, error)
+    _remove(path)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):  # gone already, or still mapped by another process
+        path.unlink(missing_ok=True)
+
+
+def _read_state(mapped: mmap.mmap, key: PrefixKey) -> memoryview:
+    """The payload of a mapped state file, checked against `key`, without copying it."""
+    end = len(MAGIC) + _HEAD.size
+    if mapped[: len(MAGIC)] != MAGIC:
         raise ValueError("not a prefix state")
-    version, header_length = _HEAD.unpack(read(_HEAD.size))
+    version, header_length = _HEAD.unpack(mapped[len(MAGIC) : end])
     if version != VERSION:
         raise ValueError(f"format {version}, not {VERSION}")
-    header = read(header_length)
+    header = mapped[end : end + header_length]
     if header != key.header:
         stored = json.loads(header)
         differs = sorted(name for name, value in asdict(key).items() if stored.get(name) != value)
         raise ValueError(f"made for another {', '.join(differs) or 'key'}")
-    length, digest = _BODY.unpack(read(_BODY.size))
-    state = read(length)  # not readinto a bytearray: zeroing 100 MB first costs as much again
-    if len(state) != length or read(1):
+    start = end + header_length + _BODY.size
+    length, digest = _BODY.unpack(mapped[start - _BODY.size : start])
+    if len(mapped) != start + length:
         raise ValueError("cut short or too long")
+    state = memoryview(mapped)[start:]
     if xxhash.xxh3_128_digest(state) != digest:
+        state.release()
         raise ValueError("damaged (checksum differs)")
     return state

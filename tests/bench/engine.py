@@ -4,8 +4,16 @@ Every ratio is measured side by side in one run, on the same model and settings:
 - decode speed of Hearth's engine divided by bare llama-cpp-python's (greedy, same prompt);
 - prefill per turn: tokens evaluated on turn N divided by the tokens the turn appended;
 - stop latency during prefill and during decoding, time to first token, peak RSS;
-- prompt tokens of a first turn with the tools chosen for it (as the agent offers them) divided
-  by the prompt tokens with every installed connector's tool offered;
+- (from tests/bench/tool_prompt.py) prompt tokens of a first turn with the tools the agent
+  offers for it (`OfferPlanner.plan`)
+  divided by the prompt tokens with every built-in tool offered;
+- time to first token of a new conversation in a fresh process (the model loaded first, not
+  timed), median of 3 interleaved runs each: no tools offered (no prefix store), every tool
+  with an empty prefix store, every tool with the prefix's state already on disk; the last two
+  divided by the first, and the state file's size;
+- tokens read per agent step: one turn of three steps (two tool calls and their results) with
+  every tool offered and the prefix stored; tokens evaluated at each step divided by the tokens
+  it appended to what the model held;
 - what the default thread policies cost on an idle machine: decode speed with the headless
   policy (every core, tuned) and the window policy (a core left for the window) divided by
   decode speed with every core, fixed.
@@ -19,10 +27,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
-import tempfile
+import sys
 import threading
 import time
 from pathlib import Path
@@ -30,11 +37,14 @@ from typing import Any
 
 import psutil
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for tests.bench
+
 from hearth.engine.llama import LlamaCppModel
 from hearth.engine.threads import ThreadPolicy, physical_cores
 from hearth.generation import GenerationDone, GenerationSettings
 from hearth.messages import CancelToken, Message
 from hearth.models.lookup import test_model_path
+from tests.bench.tool_prompt import tool_prompt_rows
 
 N_CTX, N_BATCH = 4096, 64
 STORY = [Message.user("Write a long story about a lighthouse keeper and a storm.")]
@@ -195,46 +205,6 @@ def stop_latency(path: Path) -> dict[str, Any]:
     }
 
 
-REQUESTS = (
-    "Turn the volume down a little.",
-    "What is on my calendar tomorrow afternoon?",
-    "Find the notes from the meeting with the bank.",
-    "Reply to Sarah's last email and say the report is late.",
-    "Is the Wi-Fi on?",
-)
-
-
-def dynamic_tools(path: Path) -> dict[str, Any]:
-    """Prompt tokens with per-turn tool selection against every tool, for REQUESTS."""
-    from hearth.agent import AgentConfig, default_system_prompt, select_tools
-    from hearth.assistant import Assistant
-
-    with tempfile.TemporaryDirectory(prefix="hearth-bench-engine-") as home:
-        os.environ["HEARTH_HOME"] = home  # the plugins' settings and database, thrown away
-        assistant = Assistant(None, user_plugins=False, start_connectors=False)
-        tools = list(assistant.tools)
-        assistant.close()
-    model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
-    limit = AgentConfig().tool_limit
-    rows = []
-    for text in REQUESTS:
-        chat = [Message.system(default_system_prompt()), Message.user(text)]
-        chosen = select_tools(text, tools, limit=limit)
-        dynamic = len(model.render(chat, [t.spec() for t in chosen], GREEDY)[0])
-        every = len(model.render(chat, [t.spec() for t in tools], GREEDY)[0])
-        rows.append({"request": text, "tools": len(chosen), "tokens": dynamic, "all": every})
-    model.close()
-    dynamic_median = statistics.median(r["tokens"] for r in rows)
-    all_median = statistics.median(r["all"] for r in rows)
-    return {
-        "tools_installed": len(tools),
-        "requests": rows,
-        "dynamic_prompt_tokens_median": dynamic_median,
-        "all_tools_prompt_tokens_median": all_median,
-        "dynamic_over_all": round(dynamic_median / all_median, 3),
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", type=Path, default=test_model_path())
@@ -248,7 +218,7 @@ def main() -> None:
     result["thread_policy_cost_idle"] = policy_cost(args.model, args.repeats)
     result["prefill"] = prefill_per_turn(args.model)
     result["responsiveness"] = stop_latency(args.model)
-    result["dynamic_tools"] = dynamic_tools(args.model)
+    result.update(tool_prompt_rows(args.model))
     with LlamaCppModel(args.model, n_ctx=N_CTX, n_batch=N_BATCH):
         result["rss_with_model_loaded_mb"] = round(process.memory_info().rss / 2**20, 1)
     # the whole run's high-water mark: every model above was loaded, used and closed in turn

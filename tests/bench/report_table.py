@@ -121,13 +121,28 @@ def prefill_per_turn(o: Outputs) -> Cells:
     return f"turn 2: {p['turn2_ratio']}, turn 5: {p['turn5_ratio']}", "evaluated / appended"
 
 
-def dynamic_tools(o: Outputs) -> Cells:
-    d = o["engine"]["dynamic_tools"]
+def offered_tools(o: Outputs) -> Cells:
+    d = o["engine"]["offered_tools"]
     value = (
-        f"{d['dynamic_prompt_tokens_median']} vs {d['all_tools_prompt_tokens_median']} tokens"
+        f"{d['offered_prompt_tokens_median']} vs {d['all_tools_prompt_tokens_median']} tokens"
         f" ({d['tools_installed']} tools)"
     )
-    return value, f"{d['dynamic_over_all']}× of all tools"
+    return value, f"{d['offered_over_all']}× of all tools"
+
+
+def first_token_new_conversation(o: Outputs) -> Cells:
+    d = o["engine"]["first_token_new_conversation"]
+    a, b, c = (
+        d[mode]["seconds_median"] for mode in ("no_tools", "all_tools_cold", "all_tools_stored")
+    )
+    value = f"no tools {a} s, all tools cold {b} s, stored {c} s ({d['state_file_mb']} MB state)"
+    return value, f"stored / no tools {d['stored_over_no_tools']}×, cold {d['cold_over_no_tools']}×"
+
+
+def tokens_read_per_step(o: Outputs) -> Cells:
+    d = o["engine"]["tokens_read_per_step"]
+    ratios = ", ".join(str(step["ratio"]) for step in d["steps"])
+    return f"steps: {ratios}", f"evaluated / appended, all {d['tools']} tools, prefix stored"
 
 
 def ttft(o: Outputs) -> Cells:
@@ -217,7 +232,9 @@ ROWS = (
         "Hearth prefill vs llama-bench", ("engine", "llama_cpp_bin"), versus_llama_bench("prefill")
     ),
     Row("Prefill per turn", ("engine",), prefill_per_turn),
-    Row("Prompt tokens, dynamic vs all tools", ("engine",), dynamic_tools),
+    Row("Prompt tokens, offered vs all tools", ("engine",), offered_tools),
+    Row("First token, new conversation", ("engine",), first_token_new_conversation),
+    Row("Tokens read per agent step", ("engine",), tokens_read_per_step),
     Row("Time to first token", ("engine",), ttft),
     Row("Stop latency", ("engine",), stop_latency),
     Row("Peak RSS", ("engine",), peak_rss),
