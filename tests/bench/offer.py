@@ -78,14 +78,6 @@ class ModelCall:
     turn_start: bool  # the first call of a turn (the user just spoke)
 
 
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
-
-
 class CountingModel:
     """A ChatModel that measures each prompt with the real template and tokenizer, then lets
     the scripted model answer. One per conversation (scenario)."""
@@ -107,6 +99,7 @@ class CountingModel:
         settings: Any = None,
         cancel: Any = None,
     ) -> Iterator[Any]:
+        from hearth.engine.cache import common_prefix
         from hearth.generation import GenerationSettings
 
         rendered = settings or GenerationSettings()
