@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from hearth.agent.selection import tool_scores, words
 from hearth.tools import Tool
 
-# Tool schemas are JSON: about 3.5 characters a token with the tokenizers measured (SmolLM2,
-# Qwen); 3 keeps the estimate on the safe side.
+# Tool schemas are JSON: about 3.5 characters a token with SmolLM2's tokenizer over the built-in
+# tools; 3 keeps the estimate on the safe side for other tokenizers.
 CHARS_PER_TOKEN = 3.0
 # A connector that the request does not name comes in when one of its tools scores this much
 # (one uncommon word of the request, or one of the tool's keywords) and at least CLOSE times
