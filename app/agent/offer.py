@@ -27,11 +27,9 @@ from hearth.tools import Tool
 # Tool schemas are JSON: about 3.5 characters a token with SmolLM2's tokenizer over the built-in
 # tools; 3 keeps the estimate on the safe side for other tokenizers.
 CHARS_PER_TOKEN = 3.0
-# A connector that the request does not name comes in when one of its tools scores this much
-# (one uncommon word of the request, or one of the tool's keywords) and at least CLOSE times
-# the best tool's score: "find" alone fits every connector's search, and should not bring in
-# files for "find Mette's mail".
-FITS = 1.0
+# A connector that the request does not name comes in when one of its tools fits at all and
+# scores at least CLOSE times the best tool's score: "find" alone fits every connector's
+# search, and should not bring in files for "find Mette's mail".
 CLOSE = 0.5
 # What being named, or used earlier in the conversation, counts for against a tool's score.
 VOUCHED = 6.0
@@ -87,7 +85,7 @@ class OfferPlanner:
         named = set(self.named(request))
         earlier = {name for name in used if name in self._by_connector}
         top = max(fit.values(), default=0.0)
-        fitting = {name for name, score in fit.items() if score >= max(FITS, top * CLOSE)}
+        fitting = {name for name, score in fit.items() if score >= top * CLOSE}
         # When the budget cannot hold them all, the likeliest go first.
         weight = {
             name: fit.get(name, 0.0) + VOUCHED * ((name in named) + (name in earlier))
@@ -137,9 +135,15 @@ class OfferPlanner:
         )
 
     def named(self, text: str) -> list[str]:
-        """Connectors whose own words (name, keywords every tool of it shares) `text` uses."""
-        found = set(words(text))
-        return [name for name, naming in self._names.items() if naming & found]
+        """Connectors whose own words (name, keywords every tool of it shares) `text` uses, or
+        one of whose tools it calls by name ("call selftest.echo")."""
+        found, lowered = set(words(text)), text.lower()
+        return [
+            name
+            for name, naming in self._names.items()
+            if naming & found
+            or any(tool.name.lower() in lowered for tool in self._by_connector[name])
+        ]
 
     def _fit(self, request: str) -> dict[str, float]:
         """Each connector's best tool score for `request`, best first."""
@@ -166,7 +170,9 @@ def _naming_words(name: str, tools: Sequence[Tool]) -> set[str]:
     """A connector's own words: its name, and the keywords all its tools share (the
     connector's keywords are given to each of its tools)."""
     shared = set.intersection(*({w for k in t.keywords for w in words(k)} for t in tools))
-    own_name = words(name) if tools[0].connector else []  # a plain tool's name is a verb too
+    # A plain tool's connector is its name's prefix ("selftest" of "selftest.echo") or the
+    # name itself, which can be a common word ("volume_set").
+    own_name = words(name) if tools[0].connector or "." in tools[0].name else []
     return {*own_name, *shared}
 
 

@@ -31,6 +31,7 @@ class SystemConnector(SystemTools, Connector):
         "laptop",
         "wifi",
         "offline",
+        "online",
         "internet",
         "network",
     )

@@ -53,10 +53,11 @@ def test_output_is_fenced_and_later_side_effects_ask_despite_a_rule(turn: Turn, 
 
 
 def test_the_servers_descriptions_count_as_read_so_even_a_ruled_call_asks(turn: Turn) -> None:
-    """The model reads each offered tool's description, written by the server: outside text."""
+    """The model reads each offered tool's description, written by the server: outside text.
+    The turn offers the server's every tool, so every description counts as read."""
     _, steps = turn("Echo hi.", ("notes.echo", {"text": "hi"}), rules=(("notes.echo", None),))
     [asked] = of(steps, ConsentAsked)
-    assert "the description of notes.echo, written by the MCP server" in asked.request.reason
+    assert "the description of notes.add, written by the MCP server" in asked.request.reason
     _, trusted = turn(
         "Echo hi.", ("notes.echo", {"text": "hi"}), rules=(("notes.echo", None),), after=True
     )
