@@ -58,7 +58,6 @@ class LlamaCppModel:
         sampling: Sampling | ModelSampling | None = None,
         chat_template: str | None = None,
         prefixes: PrefixStates | None = None,
-        verbose: bool = False,
     ) -> None:
         """Load `path`; `chat_template` replaces a GGUF's missing or broken template.
 
@@ -75,7 +74,10 @@ class LlamaCppModel:
         route_llama_log()
         params = llama_cpp.llama_model_default_params()
         try:
-            self._model = LlamaModel(path_model=str(self.path), params=params, verbose=verbose)
+            # verbose=False would point the whole process's stderr and stdout at /dev/null
+            # while the file loads, losing what other threads print; the log goes through
+            # route_llama_log either way.
+            self._model = LlamaModel(path_model=str(self.path), params=params, verbose=True)
         except ValueError as exc:
             raise ModelFileError(self.path, f"llama.cpp could not load it ({exc})") from exc
         metadata = self._model.metadata()
@@ -83,7 +85,7 @@ class LlamaCppModel:
         self._pieces: dict[int, bytes] = {}
         threads = threads or ThreadPolicy.automatic(window=False)
         self._threads = threads
-        self._context = self._make_context(n_ctx, n_batch, threads, verbose)
+        self._context = self._make_context(n_ctx, n_batch, threads)
         self.ctx = self._context.ctx
         self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
         self.template = ChatTemplate.from_source(
@@ -138,9 +140,7 @@ class LlamaCppModel:
             self.cache.tuner = self._tuner(threads)
             self._info = dataclasses.replace(self._info, threads=threads.decode)
 
-    def _make_context(
-        self, n_ctx: int, n_batch: int, threads: ThreadPolicy, verbose: bool
-    ) -> LlamaContext:
+    def _make_context(self, n_ctx: int, n_batch: int, threads: ThreadPolicy) -> LlamaContext:
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx
         params.n_batch = n_batch
@@ -160,7 +160,7 @@ class LlamaCppModel:
             f" type_k={params.type_k} type_v={params.type_v} offload_kqv={params.offload_kqv}"
         )
         try:
-            return LlamaContext(model=self._model, params=params, verbose=verbose)
+            return LlamaContext(model=self._model, params=params, verbose=True)
         except ValueError as exc:
             raise ModelFileError(
                 self.path, f"llama.cpp could not create a context ({exc})"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -292,3 +294,34 @@ def test_closing_a_model_mid_reply_stops_the_reply_first(test_gguf: Path) -> Non
     with pytest.raises(EngineError, match="unloaded"):
         list(model.generate([Message.user("hello")], (), settings))
     model.close()  # a second close is harmless
+
+
+LOAD_WHILE_PRINTING = """
+import sys, threading
+from hearth.engine.llama import LlamaCppModel
+done = threading.Event()
+def load():
+    LlamaCppModel(sys.argv[1], n_ctx=512).close()
+    done.set()
+threading.Thread(target=load).start()
+printed = 0
+while not done.wait(0.0005):
+    print(f"line {printed}", file=sys.stderr)
+    printed += 1
+print(printed)
+"""
+
+
+def test_loading_a_model_never_silences_what_other_threads_print(test_gguf: Path) -> None:
+    """The window prints while the model loads on a worker (a window-shown line, an error):
+    none of it may vanish into /dev/null for the length of the load."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_WHILE_PRINTING, str(test_gguf)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    printed = int(done.stdout.strip())
+    assert printed > 20  # the load outlasted many lines, so a silenced stretch would show
+    assert done.stderr.splitlines() == [f"line {n}" for n in range(printed)]
