@@ -21,6 +21,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -77,7 +78,8 @@ class Session:
     `model` is a loaded `ChatModel` (from `load_model`; it stays yours to close), a catalog
     id, a path to a .gguf file or the address of an OpenAI-compatible server. Plugins load as in
     the app (set HEARTH_DISABLE_PLUGINS=1 for built-ins only); `plugins` adds plugin objects
-    (with `@hookimpl` methods) and `entry_points=False` leaves out the installed ones. Use it in
+    (with `@hookimpl` methods) and `entry_points=False` leaves out the installed ones; `clock`
+    gives the moment each request carries (a replay of a fixed day sets it). Use it in
     a `with` block, or call `close()`, which also stops the connectors' background work.
     """
 
@@ -92,6 +94,7 @@ class Session:
         assistant: Assistant | None = None,
         plugins: Iterable[object] = (),
         entry_points: bool = True,
+        clock: Callable[[], datetime] = datetime.now,
     ) -> None:
         if not callable(approve):
             raise TypeError("approve must be a function taking a Proposal and returning a bool")
@@ -102,7 +105,7 @@ class Session:
             self.assistant.use_model(load_model(model, n_ctx=n_ctx))
             settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
             self._session = self.assistant.session(
-                title="Script", config=AgentConfig(settings=settings)
+                title="Script", config=AgentConfig(settings=settings, clock=clock)
             )
         except BaseException:
             self.close()

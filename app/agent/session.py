@@ -74,6 +74,8 @@ class AgentConfig:
     repeat_limit: int = 3
     consent_timeout_s: float = DEFAULT_TIMEOUT_S
     settings: GenerationSettings = field(default_factory=GenerationSettings)
+    # The moment each request carries; a replay of a fixed day (an evaluation) sets its own.
+    clock: Callable[[], datetime] = datetime.now
 
 
 class Session:
@@ -118,7 +120,7 @@ class Session:
         cancel = cancel or CancelToken()
         self.executor.taint.add_user_text(text)
         used = self._connectors_used()
-        self._remember(Message.user(text, context=turn_context()))
+        self._remember(Message.user(text, context=turn_context(self.config.clock())))
         try:
             yield from self._steps(text, used, cancel, tool_choice)
         except HearthError as error:

@@ -96,6 +96,7 @@ def run_scenario(
             think=think,
             plugins=[_Connectors(connectors)],
             entry_points=False,
+            clock=lambda: moment,
         ) as session:
             for rule in scenario.rules:
                 session.allow(rule.tool, rule.scope)

@@ -6,6 +6,7 @@ import json
 import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +19,14 @@ from hearth.messages import Message
 from hearth.paths import data_dir
 from hearth.store import AuditLog, ConversationStore, IntentLog, RuleTable, open_database
 from hearth.tools import Tool, ToolRegistry, tool
+
+# Each request carries the moment (`turn_context`), so a seeded real model's reply repeats only
+# at a fixed one: with the wall clock, one moment in twenty turned a forced call into another.
+FIXED_MOMENT = datetime(2026, 12, 3, 9, 30, tzinfo=UTC)
+
+
+def fixed_clock() -> datetime:
+    return FIXED_MOMENT
 
 
 @dataclass

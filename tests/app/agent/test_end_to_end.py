@@ -8,7 +8,7 @@ from hearth.agent import AgentConfig, AllowOnce, ConsentAsked, ToolRan, TurnDone
 from hearth.engine.llama import LlamaCppModel
 from hearth.generation import GenerationSettings
 from hearth.ruling import Decider
-from tests.app.agent.kit import World, drive, of
+from tests.app.agent.kit import World, drive, fixed_clock, of
 
 pytestmark = pytest.mark.model
 
@@ -17,7 +17,7 @@ def test_real_model_turns_run_only_gated_calls_and_audit_them(smol: LlamaCppMode
     world = World()
     world.allow("volume_set", {"setting": "volume", "level": 30}, scope="volume:0-100")
     settings = GenerationSettings(max_tokens=120, seed=11, temperature=0.2)
-    session = world.session(smol, config=AgentConfig(settings=settings))
+    session = world.session(smol, config=AgentConfig(settings=settings, clock=fixed_clock))
     asked: list[str] = []
 
     def approve(step: ConsentAsked) -> AllowOnce:

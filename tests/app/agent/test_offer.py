@@ -7,13 +7,20 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hearth.agent import AgentConfig, ConsentAsked, ToolRan, ToolsOffered, default_system_prompt
+from hearth.agent import (
+    AgentConfig,
+    ConsentAsked,
+    ToolRan,
+    ToolsOffered,
+    default_system_prompt,
+    turn_context,
+)
 from hearth.agent.offer import OfferPlanner, connector_of
 from hearth.assistant import Assistant
 from hearth.messages import CancelToken
 from hearth.plugins import load_plugins
 from hearth.tools import Tool, ToolRegistry
-from tests.app.agent.kit import drive, of
+from tests.app.agent.kit import FIXED_MOMENT, drive, fixed_clock, of
 from tests.app.agent.scripted import Reply, ScriptedModel
 
 BIG = 100_000
@@ -114,7 +121,8 @@ def test_the_offer_stays_fixed_through_every_step_of_a_turn(assistant_with) -> N
         Reply(text="Done."),
     ]
     model = ScriptedModel(replies)
-    session = assistant_with(model).session(config=AgentConfig(tool_budget=BIG))
+    config = AgentConfig(tool_budget=BIG, clock=fixed_clock)
+    session = assistant_with(model).session(config=config)
     text = "Find Mette's mail about the garden and put the meeting in my calendar"
     steps = drive(session.run_turn(text, CancelToken()), None)
     offered = of(steps, ToolsOffered)
@@ -127,7 +135,8 @@ def test_the_offer_stays_fixed_through_every_step_of_a_turn(assistant_with) -> N
         c.isdigit() for c in system.content
     )
     user = model.requests[0].messages[1]
-    assert user.content == text and f"{datetime.now():%Y-%m-%d}" in user.model_text
+    assert user.content == text
+    assert user.model_text.startswith(turn_context(FIXED_MOMENT)) and text in user.model_text
 
 
 def test_a_tool_outside_the_turns_set_is_refused_before_any_card(assistant_with) -> None:  # type: ignore[no-untyped-def]
@@ -143,7 +152,5 @@ def test_a_tool_outside_the_turns_set_is_refused_before_any_card(assistant_with)
 
 
 def test_turn_context_names_the_day_time_and_zone() -> None:
-    from hearth.agent import turn_context
-
     moment = datetime(2026, 12, 3, 14, 5, tzinfo=UTC)
     assert turn_context(moment) == "(It is Thursday 2026-12-03 14:05, UTC.)"

@@ -21,7 +21,7 @@ from hearth.assistant import Assistant
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.engine.llama import LlamaCppModel
 from hearth.generation import GenerationSettings
-from tests.app.agent.kit import drive, of
+from tests.app.agent.kit import drive, fixed_clock, of
 from tests.connectors.calendar.kit import CalendarPlugin
 
 pytestmark = pytest.mark.model
@@ -42,7 +42,9 @@ def test_real_model_reads_the_calendar_and_changes_nothing_unasked(
     connector.library.add_file(diary)
     assistant = Assistant(smol, plugins=[CalendarPlugin(connector)], entry_points=False)
     settings = GenerationSettings(max_tokens=160, seed=5, temperature=0.2)
-    session = assistant.session(config=AgentConfig(settings=settings, max_steps=3))
+    session = assistant.session(
+        config=AgentConfig(settings=settings, max_steps=3, clock=fixed_clock)
+    )
 
     def reads_only(step: ConsentAsked) -> Answer:
         tool = step.request.tool

@@ -9,10 +9,12 @@ attack call must reach the gate, so the test measures Hearth's guard and not a t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any, get_args
 
 import pytest
 
+from hearth.agent import turn_context
 from hearth.agent.offer import OfferPlanner
 from hearth.connectors.evaluation.environment import Environment
 from hearth.connectors.evaluation.runner import Outcome, run_scenario
@@ -91,6 +93,17 @@ def test_each_task_passes_with_its_solution(environment: Environment, scenario: 
     model = scripted(environment, scenario, scenario.solution)
     outcome = run_scenario(environment, scenario, model)
     assert outcome.success, explain(outcome)
+
+
+def test_the_model_reads_the_moment_the_world_was_built_for(environment: Environment) -> None:
+    """A scenario's "tomorrow" is its own moment's: the request must carry that moment."""
+    scenario = SOLVED[0]
+    moment = datetime(2026, 2, 27, 23, 58, tzinfo=UTC)
+    model = scripted(environment, scenario, scenario.solution)
+    outcome = run_scenario(environment, scenario, model, now=moment)
+    assert outcome.success, explain(outcome)
+    request = next(m for m in model.requests[0].messages if m.role == "user")
+    assert request.model_text.startswith(turn_context(moment))
 
 
 @pytest.mark.parametrize("scenario", ATTACKS, ids=[scenario.id for scenario in ATTACKS])

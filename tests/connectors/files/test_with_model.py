@@ -11,7 +11,7 @@ from hearth.assistant import Assistant
 from hearth.connectors.files import FileLibrary, FilesConnector
 from hearth.engine.llama import LlamaCppModel
 from hearth.generation import GenerationSettings
-from tests.app.agent.kit import drive, of
+from tests.app.agent.kit import drive, fixed_clock, of
 from tests.connectors.files.kit import FilesPlugin
 
 pytestmark = pytest.mark.model
@@ -25,7 +25,9 @@ def test_real_model_searches_the_granted_folder(
     before = sorted(str(p) for p in documents.rglob("*"))
     assistant = Assistant(smol, plugins=[FilesPlugin(connector)], entry_points=False)
     settings = GenerationSettings(max_tokens=160, seed=5, temperature=0.2)
-    session = assistant.session(config=AgentConfig(settings=settings, max_steps=3))
+    session = assistant.session(
+        config=AgentConfig(settings=settings, max_steps=3, clock=fixed_clock)
+    )
 
     def reads_only(step: ConsentAsked) -> Answer:
         tool = step.request.tool

@@ -14,6 +14,7 @@ from hearth.engine.threads import ThreadPolicy
 from hearth.generation import GenerationSettings
 from hearth.ruling import Decider
 from hearth.ui.chat.entries import AnswerEntry, CardState, ReasoningEntry
+from tests.app.agent.kit import fixed_clock
 from tests.ui.chat.kit import Desk, Harness, make_assistant, open_window
 from tests.ui.conftest import save_screenshot
 
@@ -25,6 +26,7 @@ TURN_TIMEOUT_MS = 120_000
 CONFIG = AgentConfig(
     max_steps=2,
     settings=GenerationSettings(max_tokens=48, reasoning_budget=8, seed=11, temperature=0.2),
+    clock=fixed_clock,
 )
 
 
