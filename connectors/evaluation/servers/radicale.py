@@ -48,6 +48,10 @@ class RadicaleServer:
             "type = htpasswd\n"
             f"htpasswd_filename = {folder / 'users'}\n"
             "htpasswd_encryption = plain\n"
+            # Radicale answers a missing or wrong login after about a second, against password
+            # guessing; a CalDAV client's first request carries no login (the 401 names the
+            # scheme), so on loopback every new connection would wait that second.
+            "delay = 0\n"
             "[rights]\n"
             "type = owner_only\n"
             "[storage]\n"
