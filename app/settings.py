@@ -194,13 +194,19 @@ class SettingsStore:
         model: type[Settings],
         *,
         secrets: Mapping[str, str] | None = None,
+        with_keyring: bool = True,
     ) -> Settings:
-        """Saved settings merged with keyring secrets and `secrets` asked for this session."""
+        """Saved settings merged with keyring secrets and `secrets` asked for this session.
+
+        `with_keyring=False` leaves the keyring alone (its secrets stay unset): for the many
+        readers that need an address or a schedule, never a password.
+        """
         secret_names = secret_fields(model)
         data = {k: v for k, v in self._read_json(connector).items() if k not in secret_names}
         provided = dict(secrets or {})
         wanted = [name for name in secret_names if name not in provided]
-        data.update(self._read_secrets(connector, wanted))
+        if with_keyring:
+            data.update(self._read_secrets(connector, wanted))
         data.update(provided)
         try:
             return model.model_validate(data)

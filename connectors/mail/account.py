@@ -45,11 +45,18 @@ class MailAccount:
         self.last_sync: float | None = None
         self._session_password: str | None = None
         self._lock = threading.RLock()
-        self._sync = Every("mail sync", self._sync_if_set_up, lambda: self.settings().sync_minutes)
+        self._sync = Every(
+            "mail sync", self._sync_if_set_up, lambda: self.public_settings().sync_minutes
+        )
 
     def settings(self) -> MailSettings:
         secrets = {"password": self._session_password} if self._session_password else None
         return self.settings_store.load(NAME, MailSettings, secrets=secrets)
+
+    def public_settings(self) -> MailSettings:
+        """The settings without the password: the keyring is not asked (a D-Bus call, and a
+        secret the caller has no use for)."""
+        return self.settings_store.load(NAME, MailSettings, with_keyring=False)
 
     def save(self, settings: MailSettings) -> None:
         self.settings_store.save(NAME, settings)
@@ -71,11 +78,11 @@ class MailAccount:
         return settings
 
     def sender(self) -> Address:
-        settings = self.settings()
+        settings = self.public_settings()
         return Address(settings.display_name, settings.address)
 
     def own_addresses(self) -> set[str]:
-        return {self.settings().address.lower()}
+        return {self.public_settings().address.lower()}
 
     def known_contacts(self) -> set[str]:
         """Addresses the user has written to, and their own: what lookalikes are checked against."""
@@ -105,7 +112,7 @@ class MailAccount:
         return reports
 
     def _sync_if_set_up(self) -> None:
-        if self.settings().address:
+        if self.public_settings().address:
             self.sync()
 
     def start(self) -> None:

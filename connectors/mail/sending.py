@@ -118,7 +118,7 @@ def file_copy(account: MailAccount, message_id: str) -> SendOutcome:
     entry = _entry(account, message_id)
     if entry.state == "filed":
         return SendOutcome(message_id, "filed", "Sent, with a copy in Sent.")
-    if account.settings().files_sent():
+    if account.public_settings().files_sent():
         account.outbox.mark(message_id, "filed", "the server keeps its own copy in Sent")
         return SendOutcome(message_id, "filed", "Sent.")
     try:

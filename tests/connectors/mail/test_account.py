@@ -9,6 +9,7 @@ from pathlib import Path
 import keyring
 import pytest
 from keyrings.alt.file import PlaintextKeyring
+from pydantic import SecretStr
 
 from hearth import SecretStorageUnavailable, SettingsStore
 from hearth.connectors.evaluation.servers.dovecot import PASSWORD, DovecotServer, message
@@ -16,6 +17,7 @@ from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.connector import MailConnector
 from hearth.connectors.mail.errors import MailError
+from hearth.connectors.mail.settings import MailSettings
 from tests.connectors.mail.kit import account_settings, run
 
 pytestmark = pytest.mark.server
@@ -56,3 +58,23 @@ def test_without_a_secure_keyring_the_password_lives_for_the_session_only(
     # A new session (a new account object) knows no password again.
     with pytest.raises(MailError, match="password is not known"):
         run(MailConnector(MailAccount(store, tmp_path / "mail")), "mail.list")
+
+
+def test_the_sender_and_own_address_never_ask_the_keyring(
+    tmp_path: Path, secure_keyring: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gate words every send with its sender: a keyring read (a D-Bus call, and the mail
+    password) per judged call is work and exposure for an address the settings file holds."""
+    store = SettingsStore(tmp_path / "connectors")
+    store.save(NAME, MailSettings(address="ann@example.org", password=SecretStr("secret")))
+    account = MailAccount(store, tmp_path / "mail")
+    asked: list[str] = []
+    real = keyring.get_password
+    monkeypatch.setattr(keyring, "get_password", lambda *key: asked.append(key[1]) or real(*key))
+    try:
+        assert account.sender().email == "ann@example.org"
+        assert account.own_addresses() == {"ann@example.org"}
+        assert asked == []
+        assert account.settings().password is not None and asked == ["mail.password"]
+    finally:
+        account.stop()
