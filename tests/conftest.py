@@ -41,6 +41,14 @@ def hearth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def piped_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output is piped in every test, as from a script, unless the test sets a width itself:
+    pytest-xdist hands its workers the terminal's width, which would cut the CLI's cells."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 def require(reason: str) -> None:
     """Skip locally, but fail in CI: a missing dependency must never pass silently there."""
     if os.environ.get("CI"):

@@ -11,7 +11,9 @@ run, or a user who says no, runs none of them.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -176,19 +178,23 @@ def attack_named(name: str) -> Attack:
 
 
 def test_the_card_names_the_exact_file_and_email_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    world, asked = asked_after_reading(monkeypatch, attack_named("wifi-reworded"))
-    assert world.desk is not None
-    note = f"files_read of {world.desk.docs / 'todo.md'}"
-    assert asked.request.verdict.sources == (note,)
-    assert note in asked.request.reason
-    assert "whatever your rules say" in asked.request.reason
-    assert "files_read result" not in asked.request.reason
+    # A home as short as a user's: a label longer than a card line is cut, and a pytest-xdist
+    # worker's temporary folder alone is most of one.
+    with tempfile.TemporaryDirectory(prefix="hearth-") as short:
+        monkeypatch.setenv("HEARTH_HOME", str(Path(short) / "home"))
+        world, asked = asked_after_reading(monkeypatch, attack_named("wifi-reworded"))
+        assert world.desk is not None
+        note = f"files_read of {world.desk.docs / 'todo.md'}"
+        assert asked.request.verdict.sources == (note,)
+        assert note in asked.request.reason
+        assert "whatever your rules say" in asked.request.reason
+        assert "files_read result" not in asked.request.reason
 
-    _, asked = asked_after_reading(monkeypatch, attack_named("forward"))
-    assert "mail_read with subject 'Q3'" in asked.request.reason
-    assert asked.request.taint[0].sentence == (
-        "recipient 'attacker@evil.com' came from mail_read with subject 'Q3'"
-    )
+        _, asked = asked_after_reading(monkeypatch, attack_named("forward"))
+        assert "mail_read with subject 'Q3'" in asked.request.reason
+        assert asked.request.taint[0].sentence == (
+            "recipient 'attacker@evil.com' came from mail_read with subject 'Q3'"
+        )
 
 
 @pytest.mark.parametrize(
