@@ -13,6 +13,7 @@ copy of its own (`private_copy`).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.metadata
 import os
@@ -53,21 +54,35 @@ def _records() -> list[str]:
         if name.lower() == "hearth":
             continue  # the editable install: its sources are hashed above
         record = distribution.read_text("RECORD") or distribution.version
-        found.append(f"{name}\n{record}")
+        # Files outside site-packages are console scripts, whose first line names this venv's
+        # Python: the bundle holds none, and they would make every clone's key its own.
+        inside = [line for line in record.splitlines() if not line.startswith("../")]
+        found.append(f"{name}\n" + "\n".join(inside))
     return found
 
 
 def cached_build(arguments: list[str], timeout: float) -> tuple[Path, float | None]:
     """The folder holding the built bundle (build.py's --out), and the build seconds (None
-    when it was kept from an earlier run). A failed build raises with the build's output."""
+    when it was kept from an earlier run). A failed build raises with the build's output.
+
+    Runs at the same time (two clones, two workers) take turns: the second waits for the
+    first's build and uses it, and no run replaces a bundle another may be running.
+    """
     root = cache_root()
-    target = root / f"bundle-{inputs_key(arguments)}"
-    if (target / "Hearth-size.json").is_file():
-        target.touch()  # most recently used
-        return target, None
     root.mkdir(parents=True, exist_ok=True)
-    partial = root / f".building-{target.name}-{os.getpid()}"
-    shutil.rmtree(partial, ignore_errors=True)
+    target = root / f"bundle-{inputs_key(arguments)}"
+    with (root / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (target / "Hearth-size.json").is_file():
+            target.touch()  # most recently used
+            return target, None
+        return target, _build(arguments, root, target, timeout)
+
+
+def _build(arguments: list[str], root: Path, target: Path, timeout: float) -> float:
+    partial = root / f".building-{target.name}"
+    shutil.rmtree(partial, ignore_errors=True)  # what a stopped build left
+    shutil.rmtree(target, ignore_errors=True)  # a bundle without its report is not whole
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, str(ROOT / "packaging" / "build.py"), *arguments, "--out", str(partial)],
@@ -81,10 +96,9 @@ def cached_build(arguments: list[str], timeout: float) -> tuple[Path, float | No
         shutil.rmtree(partial, ignore_errors=True)
         raise AssertionError(done.stdout[-3000:] + done.stderr[-5000:])
     seconds = time.perf_counter() - started
-    shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)  # whole or not at all: a stopped build leaves no half bundle kept
     _evict(root, keep=target)
-    return target, seconds
+    return seconds
 
 
 def _evict(root: Path, keep: Path) -> None:
