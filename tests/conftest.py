@@ -18,6 +18,18 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="hearth-test-xdg-")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first: pytest-xdist hands files out in this order, and one started
+    last would run on alone after the others finished (the bundle build takes minutes)."""
+    first = ("bundle", "slow", "model")
+
+    def rank(item: pytest.Item) -> int:
+        marks = {mark.name for mark in item.iter_markers()}
+        return next((n for n, name in enumerate(first) if name in marks), len(first))
+
+    items.sort(key=rank)  # stable: a file's tests stay in their order
+
+
 @pytest.fixture
 def secure_keyring(tmp_path: Path) -> Iterator[object]:
     """A real encrypted file keyring (Argon2 + AES-GCM) with its key preset, for this test."""

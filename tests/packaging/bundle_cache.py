@@ -2,10 +2,10 @@
 
 A PyInstaller build takes minutes, and a fresh clone would pay them on every run. The bundle is
 kept in HEARTH_TEST_CACHE (default ~/.cache/hearth-tests) under a folder named by a hash of
-everything the build reads: the files of every folder packaging/build.py freezes and
-packaging/ itself, each installed distribution's RECORD (names, versions and file hashes, so a
-rebuilt llama.cpp counts), the Python version and the build's arguments. Any change to one of
-them builds again; the tests run the frozen bundle every time either way.
+everything the build reads: pyproject.toml, the files of every folder packaging/build.py
+freezes and packaging/ itself, each installed distribution's RECORD (names, versions and file
+hashes, so a rebuilt llama.cpp counts), the Python version and the build's arguments. Any
+change to one of them builds again; the tests run the frozen bundle every time either way.
 
 The kept folder is never changed by a test: one that must alter the bundle works on a linked
 copy of its own (`private_copy`).
@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FROZEN_FOLDERS = ("app", "connectors", "ui", "resources", "packaging")
+FROZEN_FILES = ("pyproject.toml",)  # the entry points the frozen app finds its connectors by
 KEPT = 2  # bundles kept: the current inputs' and the one before (a branch switched back to)
 SKIPPED = ("__pycache__",)
 
@@ -36,6 +37,8 @@ def cache_root() -> Path:
 
 def inputs_key(arguments: list[str]) -> str:
     digest = hashlib.sha256()
+    for name in FROZEN_FILES:
+        digest.update(name.encode() + b"\0" + (ROOT / name).read_bytes() + b"\0")
     for folder in FROZEN_FOLDERS:
         for path in sorted((ROOT / folder).rglob("*")):
             if path.is_file() and not any(part in SKIPPED for part in path.parts):

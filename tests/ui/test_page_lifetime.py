@@ -12,7 +12,10 @@ import sys
 from pathlib import Path
 
 import PySide6
+import pytest
 from PySide6.QtCore import QTimer
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUNDS = 200

@@ -15,6 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from hearth.store import NotFound, open_database
 from tests.app.agent.test_journal import (
     Moves,
@@ -24,6 +26,8 @@ from tests.app.agent.test_journal import (
     run_batch,
 )
 from tests.fixtures.sigkill import kill_after_ready
+
+pytestmark = pytest.mark.slow
 
 FILES = 20
 PAUSE_MS = 6

@@ -31,6 +31,8 @@ from hearth.connectors.mail.settings import MailSettings
 from hearth.consent import ConsentGate, Rule, RuleBook, TaintTracker
 from hearth.tools import Tool
 
+pytestmark = pytest.mark.slow
+
 CASES = settings(
     max_examples=10_000,
     deadline=None,

@@ -11,8 +11,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from hearth.store import AuditLog, ConversationStore, IntentLog, open_database
 from tests.app.store.crash_writer import expected_message
+
+pytestmark = pytest.mark.slow
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 CHAINS = 2  # independent databases killed in parallel, one per core

@@ -38,6 +38,8 @@ from hearth.connectors.calendar.atomic import (
 from hearth.connectors.calendar.ics import read_calendar
 from hearth.connectors.calendar.local import IcsFileSource
 
+pytestmark = pytest.mark.slow
+
 WRITER = Path(__file__).with_name("crash_writer.py")
 UID = "crash-target"
 EVENTS = 300

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pytest
+
 from hearth import SettingsStore
 from hearth.connectors.files import FileLibrary, FilesConnector, trash, writing
 from hearth.connectors.files.transfer import move_entry
@@ -36,6 +38,8 @@ from tests.connectors.files.test_journal import (
     run_call,
 )
 from tests.fixtures.sigkill import kill_after_ready
+
+pytestmark = pytest.mark.slow
 
 FILES = 20
 PAUSE_S = 0.008
