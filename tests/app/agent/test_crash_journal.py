@@ -27,7 +27,7 @@ from tests.app.agent.test_journal import (
 )
 from tests.fixtures.sigkill import kill_after_ready
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 FILES = 20
 PAUSE_MS = 6

@@ -16,7 +16,7 @@ import pytest
 from hearth.store import AuditLog, ConversationStore, IntentLog, open_database
 from tests.app.store.crash_writer import expected_message
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 CHAINS = 2  # independent databases killed in parallel, one per core

@@ -38,7 +38,7 @@ from hearth.connectors.calendar.atomic import (
 from hearth.connectors.calendar.ics import read_calendar
 from hearth.connectors.calendar.local import IcsFileSource
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 WRITER = Path(__file__).with_name("crash_writer.py")
 UID = "crash-target"

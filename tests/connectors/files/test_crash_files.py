@@ -39,7 +39,7 @@ from tests.connectors.files.test_journal import (
 )
 from tests.fixtures.sigkill import kill_after_ready
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 FILES = 20
 PAUSE_S = 0.008
