@@ -18,9 +18,21 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="hearth-test-xdg-")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--alone-files", metavar="PATH", help="write the files of the tests marked alone here"
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # sees every test, before `-m` deselects some
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The longest files first: pytest-xdist hands files out in this order, and one started
-    last would run on alone after the others finished (the bundle build takes minutes)."""
+    last would run on alone after the others finished (the bundle build takes minutes).
+
+    Also writes the files holding tests marked `alone` to --alone-files:
+    scripts/test runs them by themselves after the rest, and naming them spares that run
+    collecting the whole suite again.
+    """
     first = ("bundle", "slow", "model")
 
     def rank(item: pytest.Item) -> int:
@@ -28,6 +40,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((n for n, name in enumerate(first) if name in marks), len(first))
 
     items.sort(key=rank)  # stable: a file's tests stay in their order
+    listing = config.getoption("alone_files")
+    if listing:
+        alone = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("alone")}
+        written = Path(f"{listing}.{os.getpid()}")
+        written.write_text("".join(f"{name}\n" for name in sorted(alone)))
+        written.replace(listing)  # every worker writes the same list; none reads half of one
 
 
 @pytest.fixture

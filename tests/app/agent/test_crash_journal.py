@@ -1,8 +1,8 @@
 """Kill -9 a real process mid-batch, again and again: every moved file can be put back.
 
-Each run starts this module as a child (`python -m tests.app.agent.test_crash_journal ...`): it
-opens the database, and one turn moves 20 files with the demo batch tool, a few ms per file.
-The parent SIGKILLs it at a random moment, then opens the database as the next Hearth would
+Each run forks a child (`tests.fixtures.forked`) that runs `child` below: it opens the
+database, and one turn moves 20 files with the demo batch tool, a few ms per file. The parent
+SIGKILLs it at a random moment, then opens the database as the next Hearth would
 (`Assistant(...)`, which reconciles) and checks the files, the audit log, the intents and undo.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -57,7 +56,7 @@ def child(db_path: str, folder: str, destination: str, fail_at: str) -> None:
 def kill_at_random(db_path: Path, run_dir: Path, fail_at: int, delay: float) -> str:
     """Run one batch in a child and SIGKILL it `delay` seconds after it is ready."""
     arguments = [str(db_path), str(run_dir / "inbox"), str(run_dir / "archive"), str(fail_at)]
-    return kill_after_ready("tests.app.agent.test_crash_journal", arguments, run_dir, delay)
+    return kill_after_ready(child, arguments, run_dir, delay)
 
 
 def verify(db_path: Path, run_dir: Path, names: list[str]) -> str:
@@ -127,7 +126,3 @@ def test_every_file_a_killed_batch_moved_has_an_undo_record(tmp_path: Path) -> N
     print(dict(verdicts))
     assert verdicts.total() >= 50
     assert verdicts["killed mid-batch"] >= 20, verdicts
-
-
-if __name__ == "__main__":
-    child(*sys.argv[1:])

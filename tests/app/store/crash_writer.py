@@ -1,6 +1,6 @@
 """Write to a Hearth database forever, printing `ack <kind> ...` once each write has returned.
 
-Run by test_crash.py, which kills it with SIGKILL: usage `crash_writer.py DB RUN`.
+test_crash.py runs `main` in a forked child (`tests.fixtures.forked`) and kills it with SIGKILL.
 """
 
 from __future__ import annotations
@@ -60,7 +60,3 @@ def main(path: Path, run: int) -> None:
         ack("audit", audit_id, call.id)
         result = expected_message(run, 2 * step + 1)
         ack("message", conversation, conversations.append(conversation, result))
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]), int(sys.argv[2]))

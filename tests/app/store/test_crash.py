@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
-import subprocess
-import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -14,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from hearth.store import AuditLog, ConversationStore, IntentLog, open_database
+from tests.app.store import crash_writer
 from tests.app.store.crash_writer import expected_message
+from tests.fixtures import forked
 
 pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
-WRITER = Path(__file__).with_name("crash_writer.py")
 CHAINS = 2  # independent databases killed in parallel, one per core
 RUNS_PER_CHAIN = 26
 MAX_DELAY_S = 0.25
@@ -53,19 +52,18 @@ class Acks:
 def kill_at_random(db_path: Path, run: int, delay: float) -> list[str]:
     """Start a writer, SIGKILL it `delay` seconds after its first ack; its complete ack lines."""
     out_path = db_path.with_name(f"run-{run}.out")
-    with out_path.open("w") as out, db_path.with_name(f"run-{run}.err").open("w+") as err:
-        writer = subprocess.Popen(
-            [sys.executable, str(WRITER), str(db_path), str(run)], stdout=out, stderr=err
-        )
-        deadline = time.monotonic() + 30
-        while out_path.stat().st_size == 0 and writer.poll() is None:
-            assert time.monotonic() < deadline, "the writer never acknowledged a write"
-            time.sleep(0.002)
-        time.sleep(delay)
-        writer.kill()
-        writer.wait()
-        err.seek(0)
-        assert "Traceback" not in err.read(), f"the writer failed on its own (run {run})"
+    err_path = db_path.with_name(f"run-{run}.err")
+    out_path.touch()
+    writer = forked.start(crash_writer.main, [db_path, run], out_path, err_path)
+    deadline = time.monotonic() + 30
+    while out_path.stat().st_size == 0 and writer.poll() is None:
+        assert time.monotonic() < deadline, "the writer never acknowledged a write"
+        time.sleep(0.002)
+    time.sleep(delay)
+    writer.kill()
+    writer.wait()
+    errors = err_path.read_text() if err_path.exists() else ""
+    assert "Traceback" not in errors, f"the writer failed on its own (run {run}): {errors}"
     text = out_path.read_text()
     # A line cut short by the kill was never fully acknowledged.
     return text.splitlines()[: text.count("\n")]

@@ -1,14 +1,13 @@
 """The process `test_crash_ics` kills: it rewrites one event of a big ICS file, over and over.
 
-Run as `python crash_writer.py CALENDAR MODE FIRST SECOND`. It updates the event whose new
-versions are in the files FIRST and SECOND through the real `IcsFileSource.put`, alternating
-between them until it is killed. MODE "naive" replaces the atomic write with a plain
-`open(path, "wb").write(data)`, to show what the atomic one guards against.
+`test_crash_ics` runs `main` in a forked child (`tests.fixtures.forked`). It updates the event
+whose new versions are in the files FIRST and SECOND through the real `IcsFileSource.put`,
+alternating between them until it is killed. MODE "naive" replaces the atomic write with a
+plain `open(path, "wb").write(data)`, to show what the atomic one guards against.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from hearth.connectors.calendar import atomic
@@ -36,7 +35,3 @@ def main(calendar_path: str, mode: str, first: str, second: str) -> None:
     print("ready", flush=True)
     for turn in range(1_000_000):
         etag = source.put(calendar, UID, versions[turn % 2], expected_etag=etag).etag
-
-
-if __name__ == "__main__":
-    main(*sys.argv[1:])

@@ -1,12 +1,12 @@
 """SIGKILL a process rewriting a big ICS file, again and again: the file is always whole.
 
-A child (`crash_writer.py`) updates one event of a calendar of a few hundred events through the
-real `IcsFileSource.put`, alternating between two versions, so the file is always either
-version A or version B. The parent kills it at random moments, or the moment a temporary copy
-appears (mid-write), reading the file throughout as another program would; after each kill the
-file must be exactly A or B and read without problems. The same loop with a plain
-`open(path, "wb").write` instead is killed the moment the file is seen cut short, and leaves a
-torn file: the guard is what keeps the file whole.
+A child (`crash_writer.main`, forked by `tests.fixtures.forked`) updates one event of a calendar
+of a few hundred events through the real `IcsFileSource.put`, alternating between two versions,
+so the file is always either version A or version B. The parent kills it at random moments, or
+the moment a temporary copy appears (mid-write), reading the file throughout as another program
+would; after each kill the file must be exactly A or B and read without problems. The same loop
+with a plain `open(path, "wb").write` instead is killed the moment the file is seen cut short,
+and leaves a torn file: the guard is what keeps the file whole.
 
 Last, `write_atomically` on its own: a file changed just before the replace, the copies killed
 writers leave behind, and the permissions of a new file.
@@ -37,10 +37,11 @@ from hearth.connectors.calendar.atomic import (
 )
 from hearth.connectors.calendar.ics import read_calendar
 from hearth.connectors.calendar.local import IcsFileSource
+from tests.connectors.calendar import crash_writer
+from tests.fixtures import forked
 
 pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
-WRITER = Path(__file__).with_name("crash_writer.py")
 UID = "crash-target"
 EVENTS = 300
 RUNS = 50
@@ -103,14 +104,14 @@ def big(tmp_path: Path) -> BigCalendar:
     return BigCalendar(path, {hashlib.sha256(t).hexdigest(): t for t in texts}, event_files)
 
 
-def start_writer(big: BigCalendar, mode: str, run_dir: Path) -> subprocess.Popen[bytes]:
+def start_writer(big: BigCalendar, mode: str, run_dir: Path) -> forked.Child:
     """Start the child and wait until it has read the calendar and starts writing."""
     run_dir.mkdir()
     out, err = run_dir / "writer.out", run_dir / "writer.err"
+    out.touch()
     first, second = big.event_files
-    arguments = [str(WRITER), str(big.path), mode, str(first), str(second)]
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen([sys.executable, *arguments], stdout=stdout, stderr=stderr)
+    arguments = [str(big.path), mode, str(first), str(second)]
+    process = forked.start(crash_writer.main, arguments, out, err)
     deadline = time.monotonic() + READY_TIMEOUT_S
     while "ready" not in out.read_text() and process.poll() is None:
         if time.monotonic() > deadline:
@@ -124,10 +125,11 @@ def start_writer(big: BigCalendar, mode: str, run_dir: Path) -> subprocess.Popen
 
 def died_of_the_kill(run_dir: Path) -> bool:
     """Whether the writer only ever stopped because it was killed (no error of its own)."""
-    return "Traceback" not in (run_dir / "writer.err").read_text()
+    errors = run_dir / "writer.err"
+    return not errors.exists() or "Traceback" not in errors.read_text()
 
 
-def kill_when(process: subprocess.Popen[bytes], now: Callable[[], bool], limit_s: float) -> None:
+def kill_when(process: forked.Child, now: Callable[[], bool], limit_s: float) -> None:
     """SIGKILL the child as soon as `now()` says so, or after `limit_s` seconds."""
     deadline = time.monotonic() + limit_s
     try:
@@ -138,13 +140,13 @@ def kill_when(process: subprocess.Popen[bytes], now: Callable[[], bool], limit_s
         process.wait()
 
 
-def temporaries(folder: Path, process: subprocess.Popen[bytes] | None = None) -> list[str]:
+def temporaries(folder: Path, process: forked.Child | None = None) -> list[str]:
     """The temporary copies in `folder` (only those `process` made, if given)."""
     mark = f".hearth-{process.pid}-" if process else ""
     return [p.name for p in folder.iterdir() if is_temporary(p.name) and mark in p.name]
 
 
-def copy_appeared(folder: Path, process: subprocess.Popen[bytes]) -> Callable[[], bool]:
+def copy_appeared(folder: Path, process: forked.Child) -> Callable[[], bool]:
     """Whether `process` is writing a temporary copy now: it is mid-write."""
     return lambda: bool(temporaries(folder, process))
 

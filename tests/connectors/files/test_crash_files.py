@@ -1,12 +1,12 @@
 """Kill -9 the real files connector mid-batch, again and again: every file it moved or trashed
 has an undo record, and undo puts every one back.
 
-Each run starts this module as a child (`python -m tests.connectors.files.test_crash_files ...`)
-that opens the chain's database and granted folder, and in one turn moves or trashes 20 files
-with the real `files.move` or `files.trash`, slowed by a pause around each item (in the child
-only) so that kills land mid-batch; in some runs item k also fails. The parent SIGKILLs it at a
-random moment, then opens `Assistant(...)` as the next Hearth would and checks the files, the
-audit log, the intents and undo.
+Each run forks a child (`tests.fixtures.forked`) that runs `child` below: it opens the chain's
+database and granted folder, and in one turn moves or trashes 20 files with the real
+`files.move` or `files.trash`, slowed by a pause around each item (in the child only) so that
+kills land mid-batch; in some runs item k also fails. The parent SIGKILLs it at a random moment,
+then opens `Assistant(...)` as the next Hearth would and checks the files, the audit log, the
+intents and undo.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import contextlib
 import errno
 import os
 import random
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -95,7 +94,7 @@ def arguments(run_dir: Path, tool: str) -> dict[str, Any]:
 def kill_at_random(chain: Path, run_dir: Path, tool: str, fail_at: int, delay: float) -> str:
     """Run one batch in a child and SIGKILL it `delay` seconds after it is ready."""
     arguments = [str(chain), str(run_dir), tool, str(fail_at)]
-    return kill_after_ready("tests.connectors.files.test_crash_files", arguments, run_dir, delay)
+    return kill_after_ready(child, arguments, run_dir, delay)
 
 
 def verify(chain: Path, run_dir: Path, tool: str, before: dict[str, bytes]) -> str:
@@ -199,7 +198,3 @@ def test_every_file_a_killed_batch_moved_or_trashed_has_an_undo_record(tmp_path:
     mid_batch = sum(n for verdict, n in verdicts.items() if verdict.endswith("killed mid-batch"))
     assert mid_batch >= 20, verdicts
     assert verdicts["files.trash: killed mid-batch"] >= 5, verdicts
-
-
-if __name__ == "__main__":
-    child(*sys.argv[1:])
