@@ -40,8 +40,9 @@ def thinking_smol(smol: LlamaCppModel) -> Iterator[LlamaCppModel]:
     assert GENERATION_PROMPT in source, "SmolLM2's template changed; update GENERATION_PROMPT"
     template = source.replace(GENERATION_PROMPT, GENERATION_PROMPT + OPEN_THINKING)
     # Fixed threads: a tuned count follows the machine's load, and with it llama.cpp's sums
-    # and so the seeded reply; this test needs the same reply (a tool call) every run.
-    threads = ThreadPolicy.fixed(2)
+    # and so the seeded reply; this test needs the same reply (a tool call) every run. One,
+    # because the suite runs more test processes than there are cores.
+    threads = ThreadPolicy.fixed(1)
     model = LlamaCppModel(smol.path, n_ctx=4096, chat_template=template, threads=threads)
     yield model
     model.close()
