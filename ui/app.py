@@ -6,6 +6,7 @@ chat says so and points to the Models page.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import sys
@@ -170,8 +171,29 @@ def claim_the_window(app: QApplication) -> InstanceServer | None:
     return instance
 
 
+def keep_stderr() -> None:
+    """Point Python's stderr at a copy of file descriptor 2 that no library can redirect.
+
+    sounddevice points fd 2 at /dev/null while PortAudio starts, which it does on a worker
+    when the window checks for a microphone. Meanwhile, whatever any other thread printed
+    vanished: an error, a crash's stack, the bundle test's "window shown" line. Only C code
+    that writes to fd 2 itself (ALSA's probing) is silenced now.
+    """
+    if sys.stderr is None:  # no console at all
+        return
+    try:
+        copy = os.dup(2)
+    except OSError:
+        return
+    encoding, errors = sys.stderr.encoding, sys.stderr.errors
+    sys.stderr = os.fdopen(copy, "w", encoding=encoding, errors=errors, buffering=1)
+    if faulthandler.is_enabled():
+        faulthandler.enable(sys.stderr, all_threads=True)
+
+
 def main() -> int:
     """Run the desktop app until its window closes; the exit status."""
+    keep_stderr()
     if display_missing(os.environ):
         print(NO_DISPLAY, file=sys.stderr)
         return 1

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -112,3 +114,37 @@ def test_the_installed_model_loads_with_a_core_left_for_the_window(test_gguf: An
         assert getattr(model, "threads", None) == ThreadPolicy.automatic(window=True)
     finally:
         assistant.close()
+
+
+RESTART_PORTAUDIO_WHILE_PRINTING = """
+import sys, threading, time
+from hearth.ui.app import keep_stderr
+keep_stderr()
+import sounddevice
+stop = threading.Event()
+def restart():
+    while not stop.is_set():
+        sounddevice._terminate()
+        sounddevice._initialize()
+worker = threading.Thread(target=restart)
+worker.start()
+for n in range(300):
+    print(f"line {n}", file=sys.stderr)
+    time.sleep(0.002)
+stop.set()
+worker.join()
+"""
+
+
+def test_portaudio_starting_on_a_worker_never_silences_what_the_window_prints() -> None:
+    """sounddevice points fd 2 at /dev/null while PortAudio starts (the window's microphone
+    check, on a worker). Without `keep_stderr`, 19 of these 300 lines arrived here."""
+    done = subprocess.run(
+        [sys.executable, "-c", RESTART_PORTAUDIO_WHILE_PRINTING],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    printed = [line for line in done.stderr.splitlines() if line.startswith("line ")]
+    assert printed == [f"line {n}" for n in range(300)]
