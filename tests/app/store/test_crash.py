@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 from hearth.store import AuditLog, ConversationStore, IntentLog, open_database
 from tests.app.store import crash_writer
 from tests.app.store.crash_writer import expected_message
-from tests.fixtures import forked
+from tests.fixtures.sigkill import kill_after_ready
 
 pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
@@ -51,20 +50,9 @@ class Acks:
 
 def kill_at_random(db_path: Path, run: int, delay: float) -> list[str]:
     """Start a writer, SIGKILL it `delay` seconds after its first ack; its complete ack lines."""
-    out_path = db_path.with_name(f"run-{run}.out")
-    err_path = db_path.with_name(f"run-{run}.err")
-    out_path.touch()
-    writer = forked.start(crash_writer.main, [db_path, run], out_path, err_path)
-    deadline = time.monotonic() + 30
-    while out_path.stat().st_size == 0 and writer.poll() is None:
-        assert time.monotonic() < deadline, "the writer never acknowledged a write"
-        time.sleep(0.002)
-    time.sleep(delay)
-    writer.kill()
-    writer.wait()
-    errors = err_path.read_text() if err_path.exists() else ""
-    assert "Traceback" not in errors, f"the writer failed on its own (run {run}): {errors}"
-    text = out_path.read_text()
+    run_dir = db_path.with_name(f"run-{run}")
+    run_dir.mkdir()
+    text = kill_after_ready(crash_writer.main, [db_path, run], run_dir, delay, ready="ack ")
     # A line cut short by the kill was never fully acknowledged.
     return text.splitlines()[: text.count("\n")]
 
