@@ -1,76 +1,195 @@
 """Hearth's core: engine, models, tools, consent, agent, storage, CLI.
 
-Never imports Qt, `hearth.ui` or `hearth.connectors` (enforced by import-linter). Connectors and
-plugins use only what this module exports.
+Never imports Qt, `hearth.ui` or `hearth.connectors` (enforced by import-linter). This module is
+the one door: connectors, plugins, scripts and the faces (the window, the terminal) use only the
+names it exports, never a submodule (also enforced).
+
+The names a plugin needs are imported at once. The rest (the agent, the assistant, the store's
+records, models and voice) load on first use, so a plugin that imports `hearth` does not pull in
+the agent or the models.
 """
 
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from hearth.background import Every
-from hearth.connector import Connector, ConnectorAction, StatusItem
 from hearth.display import shown, unshown
 from hearth.errors import HearthError, ToolFailure, UndoFailed
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.generation import ChatModel
-from hearth.hookspecs import hookimpl
-from hearth.journal import journal_step
-from hearth.paths import config_dir, data_dir, write_json_atomically
-from hearth.plugins import safe_mode
-from hearth.settings import SecretStorageUnavailable, SettingsError, SettingsStore
+from hearth.paths import bundle_dir, config_dir, data_dir, write_json_atomically
+from hearth.plugins.connector import Connector, ConnectorAction, StatusItem
+from hearth.plugins.hookspecs import hookimpl
+from hearth.plugins.loading import safe_mode
+from hearth.settings.model import SecretStorageUnavailable, SettingsError, SettingsStore
+from hearth.sqlite import open_sqlite
+from hearth.store.journal import journal_step
 from hearth.timeslots import TimeSlot
 from hearth.tools import (
+    Summarized,
     Tool,
     ToolArgumentsError,
     ToolDefinitionError,
     ToolResult,
+    list_summary,
     make_tool,
+    summary_of,
     tool,
 )
 
-__all__ = [
-    "Approver",
-    "ChatModel",
-    "Connector",
-    "ConnectorAction",
-    "Every",
-    "FolderAccess",
-    "HearthError",
-    "IndexStatus",
-    "Proposal",
-    "SecretStorageUnavailable",
-    "Session",
-    "SettingsError",
-    "SettingsStore",
-    "StatusItem",
-    "TimeSlot",
-    "Tool",
-    "ToolArgumentsError",
-    "ToolDefinitionError",
-    "ToolFailure",
-    "ToolResult",
-    "Turn",
-    "UndoFailed",
-    "config_dir",
-    "data_dir",
-    "hookimpl",
-    "journal_step",
-    "load_model",
-    "make_tool",
-    "safe_mode",
-    "shown",
-    "tool",
-    "unshown",
-    "write_json_atomically",
+# Loaded on first use (see the module's docstring); mypy reads the same names below.
+# fmt: off
+_ON_USE: dict[str, tuple[str, ...]] = {
+    "hearth.agent": (
+        "AgentConfig", "AgentSession", "AllowFor", "AllowOnce", "Answer", "AnswerDelta",
+        "CallMalformed", "ConsentAsked", "ConsentRequest", "Deny", "EditArguments",
+        "ReasoningDelta", "Step", "ToolProposed", "ToolRan", "ToolsOffered", "TurnDone",
+        "TurnFailed",
+    ),
+    "hearth.agent.offered": ("connector_titles", "offered_line"),
+    "hearth.agent.records": ("TurnRecord",),
+    "hearth.agent.session": ("ToolChoice",),
+    "hearth.assistant": ("Assistant", "NoModelLoaded", "StartupStep"),
+    "hearth.consent": ("UNTRUSTED_WARNING", "Rule", "RuleBook", "unfence"),
+    "hearth.consent.changes": ("RuleChange",),
+    "hearth.consent.permissions": ("Permissions",),
+    "hearth.cpu_variant": ("choose_variant", "llama_system_info", "loaded_library_folder"),
+    "hearth.display": ("shown_data",),
+    "hearth.engine_settings": (
+        "LIMITS", "PREFIX_CACHE", "TOOL_BUDGET", "save_setting", "saved_setting",
+    ),
+    "hearth.errors": ("DownloadCancelled", "ModelError", "ModelNotFoundError"),
+    "hearth.generation": ("EngineEvent", "GenerationDone", "GenerationSettings", "ModelInfo"),
+    "hearth.messages": ("CancelToken", "Message", "ToolSpec"),
+    "hearth.models": ("GGUFSummary", "ThreadPolicy"),
+    "hearth.models.catalog": ("Catalog", "CatalogEntry"),
+    "hearth.models.download": ("DownloadProgress", "ProgressCallback"),
+    "hearth.models.hub": ("ModelUnavailable",),
+    "hearth.models.inventory": ("ModelRow",),
+    "hearth.models.library": ("Models",),
+    "hearth.models.lookup": ("InstalledModel",),
+    "hearth.models.speed_history": ("CpuMeter", "SpeedHistory", "SpeedReport"),
+    "hearth.models.threads_setting": ("MAX_THREADS",),
+    "hearth.paths": ("plugins_dir",),
+    "hearth.plugins.loading": (
+        "DISABLE_ENV", "entry_point_candidates", "load_plugins", "user_candidates",
+    ),
+    "hearth.plugins.report": ("PluginFailure", "PluginInfo", "PluginReport"),
+    "hearth.plugins.user_files": ("disabled_plugins", "set_plugin_disabled"),
+    "hearth.ruling": ("DURATION_WORDS", "EFFECT_WORDS", "Decider", "Duration", "Reason", "Ruling"),
+    "hearth.scripting": ("Approver", "Proposal", "Session", "Turn", "load_model"),
+    "hearth.settings.forms": ("Saved", "complete_settings", "hidden_fields", "read_saved"),
+    "hearth.settings.model": ("FormField", "form_fields", "secret_fields"),
+    "hearth.shown_text": ("ShownStream", "shown_reply"),
+    "hearth.store": (
+        "AuditEntry", "AuditLog", "Conversation", "Decision", "ExportFormat", "RuleTable",
+        "open_database",
+    ),
+    "hearth.store.history": ("StoredConversation",),
+    "hearth.tools": ("ToolRegistry",),
+    "hearth.undoing": ("Undone",),
+    "hearth.voice.audio": ("Recording",),
+    "hearth.voice.capture": ("Microphone",),
+    "hearth.voice.errors": ("SpeechModelError", "VoiceError", "VoiceUnavailable"),
+    "hearth.voice.service": ("Readiness",),
+    "hearth.voice.settings": ("VoiceSettings",),
+    "hearth.voice.speech_models": ("InstalledSpeechModel", "SpeechEntry"),
+    "hearth.voice.transcribe": ("Transcript",),
+    "hearth.voice.voice": ("Voice",),
+}
+
+__all__ = [  # noqa: RUF022 (grouped by line, not one name per line)
+    "AgentConfig", "AgentSession", "AllowFor", "AllowOnce", "Answer", "AnswerDelta", "Approver",
+    "Assistant", "AuditEntry", "AuditLog", "CallMalformed", "CancelToken", "Catalog",
+    "CatalogEntry", "ChatModel", "Connector", "ConnectorAction", "ConsentAsked", "ConsentRequest",
+    "Conversation", "CpuMeter", "DISABLE_ENV", "DURATION_WORDS", "Decider", "Decision", "Deny",
+    "DownloadCancelled", "DownloadProgress", "Duration", "EFFECT_WORDS", "EditArguments",
+    "EngineEvent", "Every", "ExportFormat", "FolderAccess", "FormField", "GGUFSummary",
+    "GenerationDone", "GenerationSettings", "HearthError", "IndexStatus", "InstalledModel",
+    "InstalledSpeechModel", "LIMITS", "MAX_THREADS", "Message", "Microphone", "ModelError",
+    "ModelInfo", "ModelNotFoundError", "ModelRow", "ModelUnavailable", "Models", "NoModelLoaded",
+    "PREFIX_CACHE", "Permissions", "PluginFailure", "PluginInfo", "PluginReport",
+    "ProgressCallback", "Proposal", "Readiness", "Reason", "ReasoningDelta", "Recording", "Rule",
+    "RuleBook", "RuleChange", "RuleTable", "Ruling", "Saved", "SecretStorageUnavailable", "Session",
+    "SettingsError", "SettingsStore", "ShownStream", "SpeechEntry", "SpeechModelError",
+    "SpeedHistory", "SpeedReport", "StartupStep", "StatusItem", "Step", "StoredConversation",
+    "Summarized", "TOOL_BUDGET", "ThreadPolicy", "TimeSlot", "Tool", "ToolArgumentsError",
+    "ToolChoice", "ToolDefinitionError", "ToolFailure", "ToolProposed", "ToolRan", "ToolRegistry",
+    "ToolResult", "ToolSpec", "ToolsOffered", "Transcript", "Turn", "TurnDone", "TurnFailed",
+    "TurnRecord", "UNTRUSTED_WARNING", "UndoFailed", "Undone", "Voice", "VoiceError",
+    "VoiceSettings", "VoiceUnavailable", "bundle_dir", "choose_variant", "complete_settings",
+    "config_dir", "connector_titles", "data_dir", "disabled_plugins", "entry_point_candidates",
+    "form_fields", "hidden_fields", "hookimpl", "journal_step", "list_summary", "llama_system_info",
+    "load_model", "load_plugins", "loaded_library_folder", "make_tool", "offered_line",
+    "open_database", "open_sqlite", "plugins_dir", "read_saved", "safe_mode", "save_setting",
+    "saved_setting", "secret_fields", "set_plugin_disabled", "shown", "shown_data", "shown_reply",
+    "summary_of", "tool", "unfence", "unshown", "user_candidates", "write_json_atomically",
 ]
 
 if TYPE_CHECKING:
+    from hearth.agent import (  # noqa: I001 (kept compact, like _ON_USE)
+        AgentConfig, AgentSession, AllowFor, AllowOnce, Answer, AnswerDelta, CallMalformed,
+        ConsentAsked, ConsentRequest, Deny, EditArguments, ReasoningDelta, Step, ToolProposed,
+        ToolRan, ToolsOffered, TurnDone, TurnFailed,
+    )
+    from hearth.agent.offered import connector_titles, offered_line
+    from hearth.agent.records import TurnRecord
+    from hearth.agent.session import ToolChoice
+    from hearth.assistant import Assistant, NoModelLoaded, StartupStep
+    from hearth.consent import UNTRUSTED_WARNING, Rule, RuleBook, unfence
+    from hearth.consent.changes import RuleChange
+    from hearth.consent.permissions import Permissions
+    from hearth.cpu_variant import choose_variant, llama_system_info, loaded_library_folder
+    from hearth.display import shown_data
+    from hearth.engine_settings import (
+        LIMITS, PREFIX_CACHE, TOOL_BUDGET, save_setting, saved_setting,
+    )
+    from hearth.errors import DownloadCancelled, ModelError, ModelNotFoundError
+    from hearth.generation import EngineEvent, GenerationDone, GenerationSettings, ModelInfo
+    from hearth.messages import CancelToken, Message, ToolSpec
+    from hearth.models import GGUFSummary, ThreadPolicy
+    from hearth.models.catalog import Catalog, CatalogEntry
+    from hearth.models.download import DownloadProgress, ProgressCallback
+    from hearth.models.hub import ModelUnavailable
+    from hearth.models.inventory import ModelRow
+    from hearth.models.library import Models
+    from hearth.models.lookup import InstalledModel
+    from hearth.models.speed_history import CpuMeter, SpeedHistory, SpeedReport
+    from hearth.models.threads_setting import MAX_THREADS
+    from hearth.paths import plugins_dir
+    from hearth.plugins.loading import (
+        DISABLE_ENV, entry_point_candidates, load_plugins, user_candidates,
+    )
+    from hearth.plugins.report import PluginFailure, PluginInfo, PluginReport
+    from hearth.plugins.user_files import disabled_plugins, set_plugin_disabled
+    from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Decider, Duration, Reason, Ruling
     from hearth.scripting import Approver, Proposal, Session, Turn, load_model
+    from hearth.settings.forms import Saved, complete_settings, hidden_fields, read_saved
+    from hearth.settings.model import FormField, form_fields, secret_fields
+    from hearth.shown_text import ShownStream, shown_reply
+    from hearth.store import (
+        AuditEntry, AuditLog, Conversation, Decision, ExportFormat, RuleTable, open_database,
+    )
+    from hearth.store.history import StoredConversation
+    from hearth.tools import ToolRegistry
+    from hearth.undoing import Undone
+    from hearth.voice.audio import Recording
+    from hearth.voice.capture import Microphone
+    from hearth.voice.errors import SpeechModelError, VoiceError, VoiceUnavailable
+    from hearth.voice.service import Readiness
+    from hearth.voice.settings import VoiceSettings
+    from hearth.voice.speech_models import InstalledSpeechModel, SpeechEntry
+    from hearth.voice.transcribe import Transcript
+    from hearth.voice.voice import Voice
+# fmt: on
+
+_HOME = {name: module for module, names in _ON_USE.items() for name in names}
 
 
 def __getattr__(name: str) -> object:
-    # `hearth.Session` pulls in the whole agent; a plugin importing `hearth` should not.
-    if name in ("Approver", "Proposal", "Session", "Turn", "load_model"):
-        from hearth import scripting
-
-        return getattr(scripting, name)
-    raise AttributeError(f"module 'hearth' has no attribute {name!r}")
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hearth' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

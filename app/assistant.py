@@ -8,19 +8,20 @@ the granted folders. Front ends never touch a connector or a store directly.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal, TextIO
+from enum import StrEnum
+from threading import Lock
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from hearth.agent import AgentConfig, Executor, Session
-from hearth.connector import Connector
 from hearth.consent import ConsentGate, Rule, RuleBook
 from hearth.consent.permissions import Permissions
 from hearth.errors import HearthError
 from hearth.folders import FolderAccess
 from hearth.generation import ChatModel
-from hearth.history import StoredConversation, read_conversation
 from hearth.messages import Message
-from hearth.plugin_report import PluginFailure, PluginInfo, PluginReport
-from hearth.plugin_set import PluginSet
+from hearth.plugins.connector import Connector
+from hearth.plugins.plugin_set import PluginSet
+from hearth.plugins.report import PluginFailure, PluginInfo, PluginReport
 from hearth.store import (
     AuditEntry,
     AuditLog,
@@ -35,8 +36,22 @@ from hearth.store import (
     open_database,
     recover,
 )
+from hearth.store.history import StoredConversation, read_conversation
 from hearth.tools import ToolRegistry
 from hearth.undoing import Undone, undo_call
+
+if TYPE_CHECKING:
+    from hearth.models.library import Models
+    from hearth.voice.voice import Voice
+
+
+class StartupStep(StrEnum):
+    """What `Assistant.open` is doing, in the words a front end shows."""
+
+    DATABASE = "Opening your conversations and activity"
+    PLUGINS = "Loading plugins"
+    RECOVERY = "Checking for interrupted actions"
+    CONNECTORS = "Starting connectors"
 
 
 class NoModelLoaded(HearthError):
@@ -49,10 +64,43 @@ class NoModelLoaded(HearthError):
 
 
 class Assistant:
-    """Everything Hearth needs to hold conversations; the CLI and the desktop UI share it."""
+    """Everything Hearth needs to hold conversations; the CLI and the desktop UI share it.
+
+    `models` and `voice` are the doors to model files and voice input, as `permissions` is to
+    the user's rules; making them reads nothing.
+    """
 
     def __init__(
         self,
+        model: ChatModel | None,
+        db: Database,
+        plugin_set: PluginSet,
+        unresolved: list[Intent],
+        *,
+        window: bool = False,
+    ) -> None:
+        """Wire parts that are already open; `Assistant.open` is how a front end gets one."""
+        self.model = model
+        self._window = window
+        self._parts_lock = Lock()
+        self._models: Models | None = None
+        self._voice: Voice | None = None
+        self.db = db
+        self.conversations = ConversationStore(db)
+        self.audit = AuditLog(db)
+        self.intents = IntentLog(db)
+        self.undo_log = UndoLog(db)
+        self.rules = RuleBook(RuleTable(db))
+        self.gate = ConsentGate(self.rules)
+        self.plugin_set = plugin_set
+        self.tools: ToolRegistry = plugin_set.registry
+        self.plugins: PluginReport = plugin_set.report
+        self.permissions = Permissions(self.rules, self.tools, self.plugins.connectors)
+        self.unresolved = unresolved
+
+    @classmethod
+    def open(
+        cls,
         model: ChatModel | None = None,
         *,
         database: Database | None = None,
@@ -60,30 +108,56 @@ class Assistant:
         entry_points: bool = True,
         user_plugins: bool = True,
         start_connectors: bool = True,
-    ) -> None:
-        self.model = model
-        self.db = database or open_database()
+        window: bool = False,
+        progress: Callable[[StartupStep], None] | None = None,
+    ) -> Assistant:
+        """Open the database, load the plugins, recover interrupted calls, start connectors.
+
+        `progress` hears each step as it begins, so a front end can show what is loading.
+        `window`: the desktop app, whose voice input leaves a core free so the window stays quick.
+        """
+        say = progress or (lambda _step: None)
+        say(StartupStep.DATABASE)
+        db = database or open_database()
         # Held while this assistant is open: another process's recovery (the window's, a
         # terminal command's) then leaves the calls this one runs alone.
-        self.db.claim_owner()
-        self.conversations = ConversationStore(self.db)
-        self.audit = AuditLog(self.db)
-        self.intents = IntentLog(self.db)
-        self.undo_log = UndoLog(self.db)
-        self.rules = RuleBook(RuleTable(self.db))
-        self.gate = ConsentGate(self.rules)
-        self.tools = ToolRegistry()
-        self.plugin_set = PluginSet(
-            self.tools, plugins=plugins, entry_points=entry_points, user_files=user_plugins
+        db.claim_owner()
+        say(StartupStep.PLUGINS)
+        plugin_set = PluginSet(
+            ToolRegistry(), plugins=plugins, entry_points=entry_points, user_files=user_plugins
         )
-        self.plugins: PluginReport = self.plugin_set.report
-        self.permissions = Permissions(self.rules, self.tools, self.plugins.connectors)
+        say(StartupStep.RECOVERY)
         # Calls a run that died started but never finished: marked `unknown` in the intents
         # and the audit log, their journaled steps kept for undo; surfaced, never retried.
         # Those of another live process (the window beside `hearth ask`) are left running.
-        self.unresolved: list[Intent] = recover(self.intents, self.audit, self.undo_log)
+        unresolved = recover(IntentLog(db), AuditLog(db), UndoLog(db))
+        assistant = cls(model, db, plugin_set, unresolved, window=window)
         if start_connectors:
-            self.start_connectors()
+            say(StartupStep.CONNECTORS)
+            assistant.start_connectors()
+        return assistant
+
+    @property
+    def models(self) -> Models:
+        """The model catalog, files, loading and thread settings."""
+        with self._parts_lock:
+            if self._models is None:
+                # Here, not at the top: the models code loads the hub client, and a command
+                # that never touches a model file (`hearth --help`) should not pay for it.
+                from hearth.models.library import Models
+
+                self._models = Models()
+            return self._models
+
+    @property
+    def voice(self) -> Voice:
+        """Voice input: settings, microphones, speech models, transcripts."""
+        with self._parts_lock:
+            if self._voice is None:
+                from hearth.voice.voice import Voice  # like `models`: only when used
+
+                self._voice = Voice(window=self._window)
+            return self._voice
 
     def use_model(self, model: ChatModel) -> None:
         """Switch models; sessions opened afterwards use the new one."""

@@ -100,7 +100,7 @@ class Session:
             raise TypeError("approve must be a function taking a Proposal and returning a bool")
         self._approve = approve
         self._owns_model = isinstance(model, str | os.PathLike)
-        self.assistant = assistant or Assistant(plugins=plugins, entry_points=entry_points)
+        self.assistant = assistant or Assistant.open(plugins=plugins, entry_points=entry_points)
         try:
             self.assistant.use_model(load_model(model, n_ctx=n_ctx))
             settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)

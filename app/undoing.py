@@ -2,7 +2,7 @@
 
 An entry left `partial` or `unknown` (a call that stopped half-way) is undone like any other:
 its result is `{key: [item, ...]}` built from the steps the tool journaled, and the tool's undo
-must leave alone an item whose change never happened (see `hearth.journal`).
+must leave alone an item whose change never happened (see `hearth.store.journal`).
 """
 
 from __future__ import annotations

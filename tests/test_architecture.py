@@ -18,33 +18,24 @@ def contracts() -> list[dict[str, list[str]]]:
     return list(config["tool"]["importlinter"]["contracts"])
 
 
-def core_modules() -> set[str]:
-    names = {f"hearth.{p.stem}" for p in (ROOT / "app").glob("*.py") if p.stem != "__init__"}
-    names |= {f"hearth.{p.name}" for p in (ROOT / "app").iterdir() if (p / "__init__.py").exists()}
-    return names
-
-
 def contract(start: str) -> dict[str, list[str]]:
     return next(c for c in contracts() if c["name"].startswith(start))
 
 
-def test_every_core_module_is_bound_by_the_contracts() -> None:
-    core = contract("Core (hearth) never imports")
-    pyside = contract("Nothing outside hearth.ui imports PySide6")
-    public = contract("Connectors use only")
-    assert core_modules() <= set(core["source_modules"])
-    assert core_modules() | {"hearth.connectors"} <= set(pyside["source_modules"])
-    assert set(core["forbidden_modules"]) == {"hearth.ui", "hearth.connectors"}
-    assert core_modules() | {"hearth.ui"} <= set(public["forbidden_modules"])
-    engine = contract("Only the engine")
-    allowed = {"hearth.engine", "hearth.models", "hearth.assistant"}
-    assert core_modules() - allowed <= set(engine["source_modules"])
-    llama = contract("Only the engine imports llama_cpp")
-    assert core_modules() - {"hearth.engine"} <= set(llama["source_modules"])
-    system = contract("In the system connector only commands runs programs")
-    assert system["source_modules"] == ["hearth.connectors.system"]
+def test_the_contracts_name_packages_not_lists_of_modules() -> None:
+    # A hand-kept list goes stale when a module is added; a package or a wildcard never does.
+    for found in contracts():
+        for key in ("source_modules", "forbidden_modules", "protected_modules"):
+            ours = [name for name in found.get(key, []) if name.startswith("hearth")]
+            assert len(ours) <= 2, (found["name"], key)
     layers = contract("Layers:")
     assert layers["exhaustive"] and layers["containers"] == ["hearth"]
+
+
+def test_every_contract_has_a_planted_violation() -> None:
+    planted = {broken for _, _, broken in VIOLATIONS}
+    for found in contracts():
+        assert any(found["name"].startswith(name) for name in planted), found["name"]
 
 
 def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
@@ -53,28 +44,42 @@ def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
 
 
-@pytest.mark.parametrize(
-    ("module", "line", "broken"),
-    [
-        ("app/errors.py", "import hearth.connectors", "Core (hearth) never imports"),
-        ("connectors/__init__.py", "import PySide6", "Nothing outside hearth.ui imports PySide6"),
-        ("connectors/__init__.py", "import hearth.store", "Connectors use only"),
-        ("ui/__init__.py", "import hearth.connectors", "The UI reaches connectors only"),
-        ("app/agent/__init__.py", "import hearth.engine.llama", "Only the engine"),
-        ("app/cli/__init__.py", "import hearth.engine", "Only the engine"),
-        ("app/models/loading.py", "import llama_cpp", "Only the engine imports llama_cpp"),
-        ("ui/__init__.py", "import llama_cpp", "Only the engine imports llama_cpp"),
-        ("app/store/__init__.py", "import hearth.agent", "Layers:"),
-        ("app/tools/__init__.py", "import hearth.consent", "Layers:"),
-        ("app/messages.py", "import hearth.engine", "Layers:"),
-        ("app/stray.py", "import hearth.errors", "Layers:"),
-        ("connectors/system/macos.py", "import subprocess", "In the system connector only"),
-        ("connectors/system/stray.py", "from subprocess import run", "In the system connector"),
-        ("ui/voice/widgets.py", "import sounddevice", "Only voice.capture opens"),
-        ("app/voice/service.py", "from faster_whisper import WhisperModel", "Only voice.capture"),
-        ("app/voice/audio.py", "import hearth.cli", "Layers:"),
-    ],
-)
+VIOLATIONS = [
+    ("app/errors.py", "import hearth.connectors", "Layers:"),
+    ("ui/__init__.py", "import hearth.connectors", "Layers:"),
+    ("app/store/__init__.py", "import hearth.agent", "Layers:"),
+    ("app/tools/__init__.py", "import hearth.consent", "Layers:"),
+    ("app/plugins/connector.py", "import hearth.consent", "Layers:"),
+    ("app/messages.py", "import hearth.engine", "Layers:"),
+    ("app/stray.py", "import hearth.errors", "Layers:"),
+    ("app/voice/audio.py", "import hearth.cli", "Layers:"),
+    # The two cycles there were: one through a function-local import, one only for mypy.
+    ("app/engine/gguf_summary.py", "def f():\n    import hearth.engine.gguf_check", "No cycles"),
+    (
+        "app/store/audit_export.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from hearth.store.audit import X",
+        "No cycles",
+    ),
+    ("connectors/__init__.py", "import hearth.store", "Connectors use only"),
+    ("connectors/mail/imap.py", "from hearth.plugins.connector import Connector", "Connectors use"),
+    ("ui/chat/panel.py", "from hearth.agent import Answer", "The faces"),
+    ("app/cli/main.py", "import hearth.models.lookup", "The faces"),
+    ("app/cli/main.py", "from hearth import paths", "The faces"),
+    ("connectors/__init__.py", "import PySide6", "Only hearth.ui imports PySide6"),
+    ("app/agent/__init__.py", "import hearth.engine.llama", "Only the models code"),
+    ("app/cli/__init__.py", "import hearth.engine", "Only the models code"),
+    ("app/models/loading.py", "import llama_cpp", "Only the engine imports llama_cpp"),
+    ("ui/__init__.py", "import llama_cpp", "Only the engine imports llama_cpp"),
+    ("connectors/mail/__init__.py", "import hearth.connectors.evaluation", "The evaluation"),
+    ("ui/__init__.py", "import hearth.connectors.evaluation", "The evaluation"),
+    ("connectors/system/macos.py", "import subprocess", "In the system connector only"),
+    ("connectors/system/stray.py", "from subprocess import run", "In the system connector"),
+    ("ui/voice/widgets.py", "import sounddevice", "Only voice.capture opens"),
+    ("app/voice/service.py", "from faster_whisper import WhisperModel", "Only voice.capture"),
+]
+
+
+@pytest.mark.parametrize(("module", "line", "broken"), VIOLATIONS)
 def test_a_forbidden_import_breaks_the_build(
     tmp_path: Path, module: str, line: str, broken: str
 ) -> None:

@@ -17,12 +17,7 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from hearth import paths
-from hearth.assistant import Assistant
-from hearth.errors import HearthError, ModelNotFoundError
-from hearth.generation import ChatModel
-from hearth.models import load_chat_model, thread_policy
-from hearth.models.lookup import resolve_model
+from hearth import Assistant, ChatModel, HearthError, ModelNotFoundError, data_dir
 from hearth.ui import theme
 from hearth.ui.context import UiContext
 from hearth.ui.instance import ALREADY_OPEN, InstanceServer, ask_running_to_show, server_name
@@ -65,7 +60,8 @@ def display_missing(env: Mapping[str, str], platform: str = sys.platform) -> boo
 
 def load_installed_model(assistant: Assistant) -> ChatModel:
     """Load the best installed model (bundled, then the user's, then packaged) and use it."""
-    model = load_chat_model(resolve_model(None), CONTEXT_TOKENS, threads=thread_policy(window=True))
+    models = assistant.models
+    model = models.load(models.resolve(), CONTEXT_TOKENS, models.thread_policy(window=True))
     # Adopted here rather than on the main thread, so a model loaded just as the app quits
     # is still closed with the assistant.
     assistant.use_model(model)
@@ -162,7 +158,7 @@ def claim_the_window(app: QApplication) -> InstanceServer | None:
 
     Done before the assistant opens, so a second start never recovers or loads anything.
     """
-    name = server_name(paths.data_dir())
+    name = server_name(data_dir())
     if ask_running_to_show(name):
         return None
     instance = InstanceServer(name, app)
@@ -208,7 +204,7 @@ def main() -> int:
     app.setWindowIcon(theme.app_icon())
     watcher = theme.ThemeWatcher(app)
     try:
-        assistant = Assistant()
+        assistant = Assistant.open(window=True)
     except HearthError as error:
         instance.close()
         QMessageBox.critical(None, "Hearth", f"Hearth could not start.\n\n{error}")

@@ -8,11 +8,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QWidget
 
-from hearth.assistant import Assistant
-from hearth.settings import SettingsStore
+from hearth import Assistant, SettingsStore
 from hearth.ui.errors import ErrorReporter
 from hearth.ui.ops import run_op
-from hearth.voice.service import Dictation
 
 
 class UiContext(QObject):
@@ -39,7 +37,7 @@ class UiContext(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(4)
         self.errors = ErrorReporter(self)
-        self.voice = Dictation(window=True)
+        self.voice = assistant.voice
 
     def run(
         self,

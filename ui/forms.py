@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.settings import FormField
+from hearth import FormField
 
 SECRET_KEPT = "Saved in the keyring; leave blank to keep it"
 SECRET_MISSING = "Not saved"

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.agent import AgentConfig
+from hearth import AgentConfig
 from hearth.ui import theme
 from hearth.ui.chat.controller import ChatController
 from hearth.ui.chat.conversations import ConversationList

@@ -24,8 +24,12 @@ from hearth.agent.steps import (
 )
 from hearth.generation import AnswerDelta, ReasoningDelta
 
+# `hearth.Session` is the scripting API's; the agent's own loop is exported under this name.
+AgentSession = Session
+
 __all__ = [
     "AgentConfig",
+    "AgentSession",
     "AllowFor",
     "AllowOnce",
     "Answer",

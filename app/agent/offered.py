@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from hearth.agent.steps import ToolsOffered
-from hearth.connector import Connector
 from hearth.display import shown
+from hearth.plugins.connector import Connector
 
 NO_TOOLS = "No tools offered for this request"
 LEFT_OUT = "left out to keep the prompt small: "

@@ -13,11 +13,20 @@ from typing import Any
 
 import click
 
-from hearth.agent import AllowFor, AllowOnce, Answer, ConsentRequest, Deny, EditArguments
-from hearth.consent import Rule
-from hearth.display import shown
-from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Duration
-from hearth.tools import Tool
+from hearth import (
+    DURATION_WORDS,
+    EFFECT_WORDS,
+    AllowFor,
+    AllowOnce,
+    Answer,
+    ConsentRequest,
+    Deny,
+    Duration,
+    EditArguments,
+    Rule,
+    Tool,
+    shown,
+)
 
 INTERRUPTED = "the user interrupted the question"
 

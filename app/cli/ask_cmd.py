@@ -6,10 +6,17 @@ import json
 
 import click
 
-from hearth.agent import ConsentAsked, Deny
-from hearth.agent.offered import connector_titles
-from hearth.agent.records import TurnRecord
-from hearth.agent.session import Session, ToolChoice
+from hearth import (
+    AgentSession,
+    CancelToken,
+    ConsentAsked,
+    Deny,
+    GenerationSettings,
+    ToolChoice,
+    TurnRecord,
+    connector_titles,
+    shown_data,
+)
 from hearth.cli.chat import (
     allow_option,
     model_option,
@@ -20,9 +27,6 @@ from hearth.cli.chat import (
     think_option,
     threads_option,
 )
-from hearth.display import shown_data
-from hearth.generation import GenerationSettings
-from hearth.messages import CancelToken
 
 NOBODY_TO_ASK = "no one can answer a question during --json; allow it with --allow"
 
@@ -70,7 +74,7 @@ def ask(
         assistant.close()
 
 
-def print_json_turn(session: Session, prompt: str, choice: ToolChoice) -> None:
+def print_json_turn(session: AgentSession, prompt: str, choice: ToolChoice) -> None:
     """Each finished call as a JSON line, then `{"type": "done", ...}` with the whole turn."""
     record = TurnRecord()
     for step in session.run_turn(prompt, CancelToken(), tool_choice=choice):

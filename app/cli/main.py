@@ -16,9 +16,7 @@ from importlib.metadata import entry_points
 
 import click
 
-from hearth.display import shown
-from hearth.errors import HearthError
-from hearth.plugins import DISABLE_ENV
+from hearth import DISABLE_ENV, HearthError, shown
 
 FRONTENDS = "hearth.frontends"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -76,8 +74,7 @@ class HearthGroup(click.Group):
 
     def _plugins(self) -> dict[str, click.Command]:
         if self._plugin_commands is None:
-            from hearth.plugins import load_plugins
-            from hearth.tools import ToolRegistry
+            from hearth import ToolRegistry, load_plugins
 
             report = load_plugins(ToolRegistry())
             self._plugin_commands = {

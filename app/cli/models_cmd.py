@@ -11,24 +11,20 @@ from pathlib import Path
 
 import click
 
-from hearth import paths
-from hearth.cli.prompt_cmd import prompt_command
-from hearth.display import shown
-from hearth.errors import DownloadCancelled, HearthError, ModelError, ModelNotFoundError
-from hearth.models.catalog import CatalogEntry, load_catalog
-from hearth.models.download import DownloadProgress, download_model
-from hearth.models.hub import ModelUnavailable
-from hearth.models.lookup import (
+from hearth import (
+    MAX_THREADS,
+    CatalogEntry,
+    DownloadCancelled,
+    DownloadProgress,
+    HearthError,
     InstalledModel,
-    import_model,
-    installed_models,
-    package_model_path,
-    quantization_of,
-    read_sidecar,
-    resolve_model,
-    verify_model,
+    ModelError,
+    ModelNotFoundError,
+    Models,
+    ModelUnavailable,
+    shown,
 )
-from hearth.models.threads_setting import MAX_THREADS, save_threads, saved_threads, thread_policy
+from hearth.cli.prompt_cmd import prompt_command
 
 _REDRAW_S = 0.2
 _SOURCE_LABELS = {"user": "yes", "bundled": "yes (bundled)", "package": "yes (pip package)"}
@@ -45,8 +41,9 @@ models.add_command(prompt_command)
 @models.command("list")
 def list_command() -> None:
     """Show the catalog and every installed model; * marks the recommended one."""
-    catalog = load_catalog()
-    installed = installed_models(catalog)
+    library = Models()
+    catalog = library.catalog()
+    installed = library.installed()
     by_id = {model.entry.id: model for model in installed if model.entry is not None}
     rows: list[tuple[str, ...]] = [("", "MODEL", "QUANT", "SIZE", "INSTALLED", "LICENSE")]
     for entry in catalog:
@@ -54,10 +51,10 @@ def list_command() -> None:
     for model in installed:
         if model.entry is None:
             size = _megabytes(model.path.stat().st_size)
-            quant = quantization_of(model.path)
+            quant = library.quantization(model.path)
             rows.append(("", shown(model.path.name), shown(quant), size, _where(model), "-"))
     _echo_table(rows)
-    click.echo(f"\n* recommended.  Models folder: {shown(str(paths.models_dir()))}")
+    click.echo(f"\n* recommended.  Models folder: {shown(str(library.folder()))}")
 
 
 def _entry_row(entry: CatalogEntry, model: InstalledModel | None) -> tuple[str, ...]:
@@ -85,8 +82,9 @@ def _echo_table(rows: Sequence[tuple[str, ...]]) -> None:
 @click.argument("model_id")
 def download_command(model_id: str) -> None:
     """Download a catalog model from the Hugging Face Hub (Ctrl-C pauses; rerun to resume)."""
-    entry = load_catalog().get(model_id)
-    shipped = package_model_path(entry.package, entry.file) if entry.package else None
+    library = Models()
+    entry = library.catalog().get(model_id)
+    shipped = library.shipped(entry)
     if shipped is not None:
         click.echo(
             f"{entry.id} is already available: it comes with the Python package"
@@ -97,7 +95,7 @@ def download_command(model_id: str) -> None:
     line = ProgressLine()
     try:
         path = run_interruptibly(
-            lambda: download_model(entry, progress=line, cancel=cancel), cancel
+            lambda: library.download(entry, progress=line, cancel=cancel), cancel
         )
     except ModelUnavailable as exc:
         line.finish()
@@ -188,7 +186,7 @@ def _clock(seconds: float) -> str:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def import_command(file: Path) -> None:
     """Check a GGUF file you already have and copy it into Hearth's models folder."""
-    path = import_model(file)
+    path = Models().import_file(file)
     click.echo(f"Imported {shown(file.name)}: {shown(str(path))}")
 
 
@@ -196,16 +194,17 @@ def import_command(file: Path) -> None:
 @click.argument("target", required=False)
 def verify_command(target: str | None) -> None:
     """Check a model (catalog id or file), or every installed model, for damage."""
+    library = Models()
     if target is not None:
-        _verify_one(resolve_model(target))
+        _verify_one(library, library.resolve(target))
         return
-    installed = installed_models()
+    installed = library.installed()
     if not installed:
         raise ModelNotFoundError("No model is installed, so there is nothing to verify.")
     failures = 0
     for model in installed:
         try:
-            _verify_one(model.path)
+            _verify_one(library, model.path)
         except HearthError as exc:
             failures += 1
             click.echo(f"FAILED  {shown(str(exc))}", err=True)
@@ -213,9 +212,10 @@ def verify_command(target: str | None) -> None:
         raise ModelError(f"{failures} of {len(installed)} models failed verification.")
 
 
-def _verify_one(path: Path) -> None:
-    summary = verify_model(path)
-    checked = "sha256 matches" if read_sidecar(path) else "no install record to hash against"
+def _verify_one(library: Models, path: Path) -> None:
+    summary = library.verify(path)
+    recorded = library.install_record(path) is not None
+    checked = "sha256 matches" if recorded else "no install record to hash against"
     # The architecture and quantization are read from the file's own header.
     details = f"{summary.architecture}, {summary.quantization or '?'}"
     click.echo(
@@ -228,20 +228,21 @@ def _verify_one(path: Path) -> None:
 @click.argument("count", required=False, metavar="[N|auto]")
 def threads_command(count: str | None) -> None:
     """Show or set how many CPU threads models use (auto: every core, one left for the window)."""
+    library = Models()
     if count is not None:
         if count == "auto":
-            save_threads(None)
+            library.save_threads(None)
         elif count.isdigit() and 1 <= int(count) <= MAX_THREADS:
-            save_threads(int(count))
+            library.save_threads(int(count))
         else:
             raise click.BadParameter(
                 f"give a number from 1 to {MAX_THREADS}, or auto", param_hint="N"
             )
-    saved = saved_threads()
+    saved = library.saved_threads()
     if saved is None:
-        window = thread_policy(window=True).describe()
-        headless = thread_policy(window=False).describe()
+        window = library.thread_policy(window=True).describe()
+        headless = library.thread_policy(window=False).describe()
         click.echo(f"Automatic: in the window {window}; in the terminal {headless}.")
     else:
-        exactly = thread_policy(window=False).describe()
+        exactly = library.thread_policy(window=False).describe()
         click.echo(f"Exactly {exactly}; `hearth models threads auto` lets Hearth choose.")

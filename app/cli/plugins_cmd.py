@@ -6,12 +6,17 @@ from importlib.resources import files
 
 import click
 
-from hearth.display import shown
-from hearth.paths import plugins_dir
-from hearth.plugin_report import PluginInfo
-from hearth.plugins import entry_point_candidates, load_plugins, user_candidates
-from hearth.tools import ToolRegistry
-from hearth.user_plugins import disabled_plugins, set_plugin_disabled
+from hearth import (
+    PluginInfo,
+    ToolRegistry,
+    disabled_plugins,
+    entry_point_candidates,
+    load_plugins,
+    plugins_dir,
+    set_plugin_disabled,
+    shown,
+    user_candidates,
+)
 
 EXAMPLE = "examples/notes.py"
 

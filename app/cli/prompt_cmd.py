@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import click
 
-from hearth.display import shown
-from hearth.engine_settings import (
-    LIMITS,
-    PREFIX_CACHE,
-    TOOL_BUDGET,
-    save_setting,
-    saved_setting,
-)
-from hearth.models.prompt_setting import prefix_folder
+from hearth import LIMITS, PREFIX_CACHE, TOOL_BUDGET, Models, save_setting, saved_setting, shown
 
 STATE_FILES = "*.state"
 
@@ -42,7 +34,7 @@ def prompt_command(tool_budget: int | None, cache_size: int | None, clear: bool)
         save_setting(TOOL_BUDGET, tool_budget)
     if cache_size is not None:
         save_setting(PREFIX_CACHE, cache_size)
-    folder = prefix_folder()
+    folder = Models().prompt_cache_folder()
     if clear:
         for path in folder.glob(STATE_FILES):
             path.unlink(missing_ok=True)

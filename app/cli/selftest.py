@@ -22,18 +22,28 @@ from typing import Annotated, Any
 import click
 from pydantic import Field
 
-from hearth import paths
-from hearth.assistant import Assistant
-from hearth.cpu_variant import choose_variant, llama_system_info, loaded_library_folder
-from hearth.errors import HearthError
-from hearth.generation import ChatModel, EngineEvent, GenerationDone, GenerationSettings, ModelInfo
-from hearth.hookspecs import hookimpl
-from hearth.messages import CancelToken, Message, ToolSpec
-from hearth.models import inspect_gguf, installed_models, load_chat_model, resolve_model
-from hearth.models.first_check import check_once
-from hearth.models.lookup import read_sidecar
-from hearth.scripting import Proposal, Session
-from hearth.tools import Tool, make_tool
+from hearth import (
+    Assistant,
+    CancelToken,
+    ChatModel,
+    EngineEvent,
+    GenerationDone,
+    GenerationSettings,
+    HearthError,
+    Message,
+    ModelInfo,
+    Models,
+    Proposal,
+    Session,
+    Tool,
+    ToolSpec,
+    bundle_dir,
+    choose_variant,
+    hookimpl,
+    llama_system_info,
+    loaded_library_folder,
+    make_tool,
+)
 
 TOOL_NAME = "selftest.echo"
 PROMPT = f"Call the {TOOL_NAME} tool with the text 'hearth'."
@@ -108,7 +118,7 @@ class _Timed:
 def run_selftest(choice: str | None) -> dict[str, Any]:
     """Run every check; the report as a dict, or `SelftestFailed` with the reason."""
     begun = time.perf_counter()
-    frozen = paths.bundle_dir() is not None
+    frozen = bundle_dir() is not None
     variant = choose_variant()
     path, source = find_model(choice, frozen)
     model_report = check_model(path, strict=source == "bundled")
@@ -116,7 +126,7 @@ def run_selftest(choice: str | None) -> dict[str, Any]:
     found = check_entry_points(strict=frozen)
     entries = time.perf_counter()
     try:
-        timed = _Timed(load_chat_model(path, CONTEXT_TOKENS))
+        timed = _Timed(Models().load(path, CONTEXT_TOKENS))
     except HearthError as error:
         raise SelftestFailed(f"The model could not be loaded: {error}") from None
     loaded = time.perf_counter()
@@ -165,29 +175,31 @@ def _first_reply_seconds(timed: _Timed) -> dict[str, float | None]:
 
 def find_model(choice: str | None, frozen: bool) -> tuple[Path, str]:
     """The model to test: the one asked for, else the bundled one (frozen), else the best."""
+    models = Models()
     if choice is not None:
-        return resolve_model(choice), "chosen"
+        return models.resolve(choice), "chosen"
     if frozen:
-        bundled = [model for model in installed_models() if model.source == "bundled"]
+        bundled = [model for model in models.installed() if model.source == "bundled"]
         if not bundled:
             raise SelftestFailed(
                 "This Hearth bundle has no model in it; rebuild it with"
                 " packaging/build.py --model ID."
             )
         return bundled[0].path, "bundled"
-    return resolve_model(None), "installed"
+    return models.resolve(), "installed"
 
 
 def check_model(path: Path, *, strict: bool) -> dict[str, Any]:
     """Size and sha256 against the model's record (once: then a stamp vouches for it)."""
-    if strict and read_sidecar(path) is None:
+    models = Models()
+    if strict and models.install_record(path) is None:
         raise SelftestFailed(
             f"The bundled model {path.name} has no record of its size and sha256, so the"
             " bundle is incomplete; rebuild it with packaging/build.py."
         )
     try:
-        checked = check_once(path)
-        summary = inspect_gguf(path) if checked.hashed != "before" else None
+        checked = models.check_once(path)
+        summary = models.inspect(path) if checked.hashed != "before" else None
     except HearthError as error:
         raise SelftestFailed(str(error)) from None
     size = summary.size if summary is not None else checked.size
@@ -232,7 +244,7 @@ def run_turn(model: _Timed) -> dict[str, Any]:
         asked.append(proposal)  # the allow rule should have settled it: refusing fails the test
         return False
 
-    assistant = Assistant(
+    assistant = Assistant.open(
         plugins=[_DemoPlugin()], entry_points=False, user_plugins=False, start_connectors=False
     )
     with Session(

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import click
 
-from hearth.assistant import Assistant
-from hearth.display import shown
-from hearth.errors import UndoFailed
+from hearth import Assistant, UndoFailed, shown
 
 # Entries of calls that stopped half-way: undo puts back the items they journaled.
 _STATE_NOTES = {"partial": "  (partly done)", "unknown": "  (interrupted)"}
@@ -17,7 +15,7 @@ _STATE_NOTES = {"partial": "  (partly done)", "unknown": "  (interrupted)"}
 @click.option("--list", "show", is_flag=True, help="Only show what could be undone.")
 def undo(count: int, show: bool) -> None:
     """Undo the last COUNT actions Hearth took, newest first."""
-    assistant = Assistant(start_connectors=False)
+    assistant = Assistant.open(start_connectors=False)
     try:
         pending = assistant.undoable(count if not show else None)
         if not pending:

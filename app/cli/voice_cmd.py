@@ -13,23 +13,17 @@ from pathlib import Path
 
 import click
 
-from hearth.cli.models_cmd import ProgressLine, run_interruptibly
-from hearth.errors import DownloadCancelled
-from hearth.voice.audio import record_file, write_wav
-from hearth.voice.capture import Microphone, input_devices
-from hearth.voice.errors import SpeechModelError, VoiceError, VoiceUnavailable
-from hearth.voice.service import Dictation
-from hearth.voice.settings import VoiceSettings
-from hearth.voice.speech_download import download_speech_model
-from hearth.voice.speech_models import (
+from hearth import (
+    DownloadCancelled,
     InstalledSpeechModel,
-    entry_for,
-    installed_speech_models,
-    speech_catalog,
-    speech_entry,
-    verify_speech_model,
+    SpeechModelError,
+    Transcript,
+    Voice,
+    VoiceError,
+    VoiceSettings,
+    VoiceUnavailable,
 )
-from hearth.voice.transcribe import Transcript
+from hearth.cli.models_cmd import ProgressLine, run_interruptibly
 
 _SOURCES = {"user": "downloaded", "bundled": "comes with Hearth", "package": "pip package"}
 
@@ -43,11 +37,11 @@ def voice() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print what was found as JSON.")
 def status_command(as_json: bool) -> None:
     """Say whether voice input works here, and if not, why."""
-    dictation = Dictation()
-    readiness = dictation.readiness()
-    settings = dictation.settings
+    voice = Voice()
+    readiness = voice.readiness()
+    settings = voice.settings
     try:
-        microphones = [device.name for device in input_devices()]
+        microphones = voice.microphones()
     except VoiceUnavailable:
         microphones = []
     if as_json:
@@ -74,11 +68,12 @@ def status_command(as_json: bool) -> None:
 @voice.command("models")
 def models_command() -> None:
     """List the speech models and which are installed."""
+    voice = Voice()
     installed: dict[str, InstalledSpeechModel] = {}
-    for found in installed_speech_models():  # the one used first wins
+    for found in voice.installed_models():  # the one used first wins
         installed.setdefault(found.entry.id, found)
-    wanted = entry_for(Dictation().settings).id
-    for entry in speech_catalog():
+    wanted = voice.entry_for(voice.settings).id
+    for entry in voice.catalog():
         model = installed.get(entry.id)
         where = _SOURCES[model.source] if model else f"not installed · {entry.bytes / 1e6:.0f} MB"
         mark = "*" if entry.id == wanted else " "
@@ -90,12 +85,13 @@ def models_command() -> None:
 @click.argument("model_id")
 def download_command(model_id: str) -> None:
     """Download a speech model from the Hugging Face Hub (Ctrl-C pauses; rerun to resume)."""
-    entry = speech_entry(model_id)
+    voice = Voice()
+    entry = voice.entry(model_id)
     cancel = threading.Event()
     line = ProgressLine()
     try:
         path = run_interruptibly(
-            lambda: download_speech_model(entry, progress=line, cancel=cancel), cancel
+            lambda: voice.download(entry, progress=line, cancel=cancel), cancel
         )
     except DownloadCancelled:
         line.finish()
@@ -109,11 +105,12 @@ def download_command(model_id: str) -> None:
 @click.argument("model_id", required=False)
 def verify_command(model_id: str | None) -> None:
     """Re-check installed speech models (MODEL_ID, or all) against their download records."""
-    models = [m for m in installed_speech_models() if model_id in (None, m.entry.id)]
+    voice = Voice()
+    models = [m for m in voice.installed_models() if model_id in (None, m.entry.id)]
     if not models:
         raise SpeechModelError(f"No installed speech model is called '{model_id}'.")
     for model in models:
-        verify_speech_model(model)
+        voice.verify(model)
         click.echo(f"{model.entry.id}: intact ({model.path})")
 
 
@@ -126,7 +123,7 @@ def use_command(
     language: str | None, size: str | None, send_at_once: bool | None, microphone: str | None
 ) -> None:
     """Change the voice settings (the desktop app's Models → Voice input)."""
-    dictation = Dictation()
+    voice = Voice()
     changes: dict[str, object] = {}
     if language:
         changes["language"] = language
@@ -136,9 +133,9 @@ def use_command(
         changes["send_at_once"] = send_at_once
     if microphone:
         changes["microphone"] = None if microphone == "default" else microphone
-    settings = VoiceSettings.model_validate({**dictation.settings.model_dump(), **changes})
-    dictation.update(settings)
-    click.echo(f"Speech model: {entry_for(settings).label}")
+    settings = VoiceSettings.model_validate({**voice.settings.model_dump(), **changes})
+    voice.save_settings(settings)
+    click.echo(f"Speech model: {voice.entry_for(settings).label}")
 
 
 @voice.command("transcribe")
@@ -146,7 +143,8 @@ def use_command(
 @click.option("--json", "as_json", is_flag=True, help="Print the transcript and timings as JSON.")
 def transcribe_command(file: Path, as_json: bool) -> None:
     """Transcribe a 16-bit WAV file through the same path the microphone uses."""
-    _say(Dictation().transcribe(record_file(file)), as_json)
+    voice = Voice()
+    _say(voice.transcribe(voice.record_file(file)), as_json)
 
 
 @voice.command("listen")
@@ -155,11 +153,11 @@ def transcribe_command(file: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the transcript and timings as JSON.")
 def listen_command(seconds: float | None, save: Path | None, as_json: bool) -> None:
     """Record from the microphone until Enter (or --seconds), then transcribe."""
-    dictation = Dictation()
-    readiness = dictation.readiness()
+    voice = Voice()
+    readiness = voice.readiness()
     if not readiness.ready:
         raise VoiceUnavailable(readiness.problem or "Voice input is not available.")
-    with Microphone(dictation.settings.microphone) as microphone:
+    with voice.microphone() as microphone:
         recording = microphone.recording
         assert recording is not None
         click.echo("Listening… press Enter to stop." if seconds is None else "Listening…", err=True)
@@ -171,9 +169,9 @@ def listen_command(seconds: float | None, save: Path | None, as_json: bool) -> N
                 time.sleep(0.05)
         microphone.stop()
     if save is not None:
-        write_wav(save, recording.samples())
+        voice.write_wav(save, recording)
         click.echo(f"Saved the recording to {save}", err=True)
-    _say(dictation.transcribe(recording), as_json)
+    _say(voice.transcribe(recording), as_json)
 
 
 def _say(transcript: Transcript, as_json: bool) -> None:

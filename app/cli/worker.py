@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-from hearth.messages import CancelToken
+from hearth import CancelToken
 
 T = TypeVar("T")
 _DONE = object()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hearth.connector import Connector
 from hearth.consent.rules import ConsentError, Decision, Rule, RuleBook
 from hearth.consent.scopes import pin_scope
+from hearth.plugins.connector import Connector
 from hearth.ruling import Duration
 from hearth.tools import ToolRegistry
 

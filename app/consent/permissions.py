@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from hearth.connector import Connector
 from hearth.consent.changes import (
     RuleChange,
     connector_default,
@@ -13,6 +12,7 @@ from hearth.consent.changes import (
     set_connector_default,
 )
 from hearth.consent.rules import Decision, Rule, RuleBook
+from hearth.plugins.connector import Connector
 from hearth.tools import Tool, ToolRegistry
 
 

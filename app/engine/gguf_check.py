@@ -10,34 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hearth.engine.gguf_memory import FileIdentity, recall, remember
+from hearth.engine.gguf_summary import GGUFSummary
 from hearth.errors import ModelFileError
 
 # Magic (4) + version (4) + tensor count (8) + metadata count (8).
 _MIN_GGUF_SIZE = 24
-
-
-@dataclass(frozen=True, slots=True)
-class GGUFSummary:
-    """What Hearth needs to know about a model file before loading it."""
-
-    path: Path
-    size: int
-    version: int
-    architecture: str
-    name: str | None
-    quantization: str | None
-    context_length: int | None
-    chat_template: str | None
-    bos_token: str | None
-    eos_token: str | None
-    sampling: dict[str, float]
-    tensor_count: int
-    vocab_size: int
 
 
 def inspect_gguf(path: Path | str) -> GGUFSummary:
@@ -49,7 +30,7 @@ def inspect_gguf(path: Path | str) -> GGUFSummary:
     if known is not None:
         return known
     # Imported here because the parser pulls in `gguf` and numpy, which a known file never needs.
-    from hearth.engine.gguf_summary import summarise
+    from hearth.engine.gguf_parse import summarise
 
     summary = summarise(path, stat.st_size)
     remember(identity, _to_memory(summary))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import json
 import logging
 import threading
 import time
@@ -12,17 +11,22 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import llama_cpp
-from llama_cpp._internals import LlamaContext, LlamaModel
 
-from hearth.engine.cache import DecodeAborted, PromptCache, common_prefix
+from hearth.engine.cache import DecodeAborted, PromptCache
 from hearth.engine.decode import Reply
-from hearth.engine.gguf_check import inspect_gguf
-from hearth.engine.llama_log import route_llama_log
+from hearth.engine.llama_setup import (
+    describe,
+    is_rewindable,
+    load_model,
+    make_context,
+    sampling_metadata,
+)
 from hearth.engine.prefix import PrefixKey, PrefixStates, file_identity, llama_build
+from hearth.engine.prefix_length import PrefixLengths
 from hearth.engine.sampling import ModelSampling, Sampling
 from hearth.engine.template import ChatTemplate
 from hearth.engine.threads import ThreadPolicy, ThreadTuner
-from hearth.errors import ContextOverflow, EngineError, ModelFileError
+from hearth.errors import ContextOverflow, EngineError
 from hearth.generation import (
     EngineEvent,
     GenerationDone,
@@ -33,16 +37,6 @@ from hearth.generation import (
 from hearth.messages import CancelToken, Message, ToolSpec
 
 log = logging.getLogger(__name__)
-_backend_ready = threading.Lock()
-_backend_initialised = False
-
-
-def _init_backend() -> None:
-    global _backend_initialised
-    with _backend_ready:
-        if not _backend_initialised:
-            llama_cpp.llama_backend_init()
-            _backend_initialised = True
 
 
 class LlamaCppModel:
@@ -69,23 +63,15 @@ class LlamaCppModel:
         the headless policy (every physical core).
         """
         self.path = Path(path)
-        inspect_gguf(self.path)  # never hand llama.cpp a file we can see is broken
-        _init_backend()
-        route_llama_log()
-        params = llama_cpp.llama_model_default_params()
-        try:
-            # verbose=False would point the whole process's stderr and stdout at /dev/null
-            # while the file loads, losing what other threads print; the log goes through
-            # route_llama_log either way.
-            self._model = LlamaModel(path_model=str(self.path), params=params, verbose=True)
-        except ValueError as exc:
-            raise ModelFileError(self.path, f"llama.cpp could not load it ({exc})") from exc
+        self._model = load_model(self.path)
         metadata = self._model.metadata()
         self.vocab = self._model.vocab
         self._pieces: dict[int, bytes] = {}
         threads = threads or ThreadPolicy.automatic(window=False)
         self._threads = threads
-        self._context = self._make_context(n_ctx, n_batch, threads)
+        self._context, self._layout = make_context(
+            self._model, self.path, n_ctx=n_ctx, n_batch=n_batch, threads=threads
+        )
         self.ctx = self._context.ctx
         self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
         self.template = ChatTemplate.from_source(
@@ -95,17 +81,18 @@ class LlamaCppModel:
         )
         if not isinstance(sampling, ModelSampling):
             sampling = ModelSampling.same(sampling or Sampling())
-        self.sampling = sampling.with_gguf(_sampling_metadata(metadata))
-        rewindable = not (
-            llama_cpp.llama_model_is_recurrent(self._model.model)
-            or llama_cpp.llama_model_is_hybrid(self._model.model)
-        )
+        self.sampling = sampling.with_gguf(sampling_metadata(metadata))
         self.cache = PromptCache(
-            self.ctx, n_batch=n_batch, rewindable=rewindable, tuner=self._tuner(threads)
+            self.ctx,
+            n_batch=n_batch,
+            rewindable=is_rewindable(self._model),
+            tuner=self._tuner(threads),
         )
         self.prefixes = prefixes
-        self._prefix_lengths: dict[tuple[str, str, bool], int] = {}
-        self._prefix_probes: dict[tuple[str, str, bool], list[int]] = {}
+        self._prefix_lengths = PrefixLengths(
+            lambda messages, tools, settings: self.render(messages, tools, settings)[0],
+            supports_thinking=self.template.supports_thinking,
+        )
         self._identity: str | None = None
         self._n_batch = n_batch
         self._lock = threading.Lock()
@@ -117,7 +104,7 @@ class LlamaCppModel:
             name=metadata.get("general.name") or self.path.stem,
             source=str(self.path),
             architecture=metadata.get("general.architecture", "unknown"),
-            quantization=self._describe().rsplit(" ", 1)[-1],
+            quantization=describe(self._model).rsplit(" ", 1)[-1],
             context_length=self.n_ctx,
             tool_format=self.template.tool_format.name,
             threads=threads.decode,
@@ -140,40 +127,9 @@ class LlamaCppModel:
             self.cache.tuner = self._tuner(threads)
             self._info = dataclasses.replace(self._info, threads=threads.decode)
 
-    def _make_context(self, n_ctx: int, n_batch: int, threads: ThreadPolicy) -> LlamaContext:
-        params = llama_cpp.llama_context_default_params()
-        params.n_ctx = n_ctx
-        params.n_batch = n_batch
-        params.n_ubatch = n_batch
-        params.n_threads = threads.decode
-        params.n_threads_batch = threads.prefill
-        params.no_perf = True
-        if not llama_cpp.llama_supports_gpu_offload():
-            # On CPU, flash attention's kernel reads a long prompt's cache more slowly: with
-            # every built-in tool offered (5K tokens, SmolLM2, 2 cores) prefill ran at 88
-            # tok/s with it and 137 without, decoding at 22 and 29; short prompts were even.
-            params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
-        # What shapes a state's bytes besides the model: a state kept under one layout
-        # (flash attention keeps V untransposed) must never load under another.
-        self._layout = (
-            f"n_ctx={n_ctx} n_batch={n_batch} flash_attn={params.flash_attn_type}"
-            f" type_k={params.type_k} type_v={params.type_v} offload_kqv={params.offload_kqv}"
-        )
-        try:
-            return LlamaContext(model=self._model, params=params, verbose=True)
-        except ValueError as exc:
-            raise ModelFileError(
-                self.path, f"llama.cpp could not create a context ({exc})"
-            ) from exc
-
     @property
     def info(self) -> ModelInfo:
         return self._info
-
-    def _describe(self) -> str:
-        buffer = ctypes.create_string_buffer(256)
-        llama_cpp.llama_model_desc(self._model.model, buffer, len(buffer))
-        return buffer.value.decode("utf-8", errors="replace")
 
     def _token_text(self, token: int) -> str:
         return "" if token < 0 else self.piece(token).decode("utf-8", errors="replace")
@@ -333,31 +289,10 @@ class LlamaCppModel:
         settings: GenerationSettings,
         prompt: Sequence[int],
     ) -> int:
-        """How many of `prompt`'s tokens are its fixed prefix: the system text and tools, up to
-        where the first request begins; 0 when the prompt does not start with it.
-
-        Found by rendering the same head with two different requests: the template decides
-        where the tools go, so only its output can say where they end.
-        """
+        """How many of `prompt`'s tokens are its fixed prefix; 0 with no prefixes kept."""
         if self.prefixes is None:
             return 0
-        head = list(messages[:1]) if messages and messages[0].role == "system" else []
-        thinking = settings.enable_thinking and self.template.supports_thinking
-        key = (
-            head[0].content if head else "",
-            json.dumps([tool.as_openai() for tool in tools], sort_keys=True),
-            thinking,
-        )
-        length = self._prefix_lengths.get(key)
-        if length is None:
-            first = self.render([*head, Message.user("A")], tools, settings)[0]
-            second = self.render([*head, Message.user("B")], tools, settings)[0]
-            length = common_prefix(first, second)
-            self._prefix_lengths[key] = length
-            probe = first[:length]
-            self._prefix_probes[key] = probe
-        probe = self._prefix_probes[key]
-        return length if 0 < length < len(prompt) and list(prompt[:length]) == probe else 0
+        return self._prefix_lengths.of(messages, tools, settings, prompt)
 
     def close(self) -> None:
         """Free the model; a reply still running is stopped first, never cut off mid-token."""
@@ -377,15 +312,3 @@ class LlamaCppModel:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
-
-
-def _sampling_metadata(metadata: dict[str, str]) -> dict[str, float]:
-    prefix = "general.sampling."
-    values: dict[str, float] = {}
-    for key, raw in metadata.items():
-        if key.startswith(prefix):
-            try:
-                values[key[len(prefix) :]] = float(raw)
-            except ValueError:
-                continue
-    return values

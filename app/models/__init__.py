@@ -1,6 +1,7 @@
 """Models: the catalog, GGUF checks, hub downloads and finding the model to load."""
 
-from hearth.engine.gguf_check import GGUFSummary, inspect_gguf
+from hearth.engine.gguf_check import inspect_gguf
+from hearth.engine.gguf_summary import GGUFSummary
 from hearth.engine.threads import ThreadPolicy
 from hearth.models.catalog import Catalog, CatalogEntry, load_catalog, parse_catalog
 from hearth.models.download import DownloadProgress, ProgressCallback, download_model

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Literal
 
 from hearth import paths
-from hearth.engine.gguf_check import GGUFSummary, inspect_gguf
+from hearth.engine.gguf_check import inspect_gguf
+from hearth.engine.gguf_summary import GGUFSummary
 from hearth.errors import ChecksumMismatch, DownloadCancelled, ModelFileError, ModelNotFoundError
 from hearth.models.catalog import Catalog, CatalogEntry, load_catalog
 

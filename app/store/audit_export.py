@@ -10,22 +10,25 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import Any, Protocol, TextIO
 
 from hearth.display import shown_data
-
-if TYPE_CHECKING:
-    from hearth.store.audit import AuditEntry
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def write_json(fp: TextIO, entries: Sequence[AuditEntry]) -> None:
+class Recorded(Protocol):
+    """An audit entry as the export needs it, so the log and its export do not import each other."""
+
+    def as_record(self) -> dict[str, Any]: ...
+
+
+def write_json(fp: TextIO, entries: Sequence[Recorded]) -> None:
     records = [dumps(shown_data(entry.as_record())) for entry in entries]
     fp.write("[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n")
 
 
-def write_csv(fp: TextIO, entries: Sequence[AuditEntry], fields: Sequence[str]) -> None:
+def write_csv(fp: TextIO, entries: Sequence[Recorded], fields: Sequence[str]) -> None:
     writer = csv.writer(fp)
     writer.writerow(fields)
     for entry in entries:

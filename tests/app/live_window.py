@@ -1,4 +1,4 @@
-"""One turn as the desktop window runs it: `Assistant()`, `session()`, the executor, a standing
+"""One turn as the desktop window runs it: `Assistant.open()`, `session()`, the executor, a standing
 rule. A scripted model proposes `hold` (the test's plugin), so no model has to load.
 
 Run by test_live_calls.py as `python -m tests.app.live_window`; prints `ran <outcome>`.
@@ -17,7 +17,7 @@ from tests.app.agent.scripted import Reply, ScriptedModel
 
 def main() -> None:
     model = ScriptedModel([Reply(calls=[("holder.hold", {"note": "window"})]), Reply(text="Done.")])
-    assistant = Assistant(model)
+    assistant = Assistant.open(model)
     try:
         # What "Always allow" on the window's card leaves: a standing rule, so no one is asked.
         assistant.allow(Rule.create("holder.hold", "allow", now=time.time()))

@@ -18,9 +18,9 @@ import pytest
 
 from hearth.assistant import Assistant
 from hearth.paths import data_dir, plugins_dir
+from hearth.plugins.user_files import set_plugin_disabled
 from hearth.store import open_database
 from hearth.store.owners import lock_folder
-from hearth.user_plugins import set_plugin_disabled
 
 ROOT = Path(__file__).resolve().parents[2]
 HEARTH = Path(sys.executable).with_name("hearth")
@@ -119,7 +119,7 @@ def calls() -> dict[int, tuple[str, list[str]]]:
 
 def start_another() -> list[str]:
     """What the next start (a third process, this one) finds interrupted: the tools it names."""
-    assistant = Assistant(entry_points=False, user_plugins=False, start_connectors=False)
+    assistant = Assistant.open(entry_points=False, user_plugins=False, start_connectors=False)
     try:
         return [intent.tool for intent in assistant.unresolved]
     finally:

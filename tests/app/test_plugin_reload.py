@@ -35,7 +35,7 @@ def assistant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Assis
     monkeypatch.setenv("HEARTH_NOTES_DIR", str(tmp_path))
     write_plugin("echo.py", ECHO.format(version="v1"))
     write_plugin("notes.py", example_source())
-    opened = Assistant(entry_points=False, start_connectors=False)
+    opened = Assistant.open(entry_points=False, start_connectors=False)
     yield opened
     opened.close()
     for name in [name for name in sys.modules if name.startswith("hearth_user_plugins.")]:
@@ -77,7 +77,7 @@ def test_an_edited_file_is_reloaded_by_the_watcher(assistant: Assistant) -> None
 
 
 def test_close_stops_the_watcher() -> None:
-    assistant = Assistant(entry_points=False, start_connectors=False)
+    assistant = Assistant.open(entry_points=False, start_connectors=False)
     assistant.watch_plugins()
     assert any(t.name == "hearth-plugin-watch" for t in threading.enumerate())
     assistant.close()
@@ -167,7 +167,7 @@ class RecorderPlugin:
 
 def test_turning_a_plugin_off_takes_its_tools_and_connectors_away_now() -> None:
     plugin = RecorderPlugin()
-    running = Assistant(plugins=[plugin], entry_points=False, user_plugins=False)
+    running = Assistant.open(plugins=[plugin], entry_points=False, user_plugins=False)
     try:
         recorder = plugin.connector
         assert recorder.events == ["start"]

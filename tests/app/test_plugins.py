@@ -12,9 +12,9 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from hearth.connector import Connector, PluginError
-from hearth.hookspecs import hookimpl
-from hearth.plugins import ENTRY_POINT_GROUP, is_builtin, load_plugins
+from hearth.plugins.connector import Connector, PluginError
+from hearth.plugins.hookspecs import hookimpl
+from hearth.plugins.loading import ENTRY_POINT_GROUP, is_builtin, load_plugins
 from hearth.tools import Tool, ToolRegistry, tool
 
 

@@ -19,7 +19,9 @@ from tests.connectors.files.kit import FilesPlugin
 def session(
     files: FilesConnector, replies: list[Reply], approve: hearth.Approver
 ) -> hearth.Session:
-    assistant = Assistant(plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False)
+    assistant = Assistant.open(
+        plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
+    )
     return hearth.Session(ScriptedModel(replies), approve=approve, assistant=assistant)
 
 

@@ -15,7 +15,7 @@ from keyring.backends import fail
 from keyrings.alt.file import EncryptedKeyring, PlaintextKeyring
 from keyrings.cryptfile.cryptfile import CryptFileKeyring
 
-from hearth.settings import (
+from hearth.settings.model import (
     FormField,
     SecretStorageUnavailable,
     SettingsError,

@@ -21,7 +21,7 @@ from hearth.assistant import Assistant
 from hearth.consent import Rule
 from hearth.messages import CancelToken
 from hearth.paths import config_dir, plugins_dir
-from hearth.plugins import SAFE_MODE_REASON
+from hearth.plugins.loading import SAFE_MODE_REASON
 from hearth.tools import Tool, tool
 from tests.app.agent.kit import drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
@@ -93,7 +93,9 @@ def user_turns() -> Iterator[Turn]:
         rules: tuple[tuple[str, str | None], ...] = (),
     ) -> tuple[Assistant, list[Any]]:
         replies: list[Any] = [Reply(calls=[call]) for call in calls] + [Reply(text="Done.")]
-        assistant = Assistant(ScriptedModel(replies), entry_points=False, start_connectors=False)
+        assistant = Assistant.open(
+            ScriptedModel(replies), entry_points=False, start_connectors=False
+        )
         opened.append(assistant)
         for name, scope in rules:
             assistant.allow(Rule.create(name, "allow", now=time.time(), scope=scope))
@@ -115,7 +117,7 @@ def turn(notes: Path) -> Iterator[Turn]:
 
 
 def test_the_example_plugin_appears_as_the_notes_connector(notes: Path) -> None:
-    assistant = Assistant(entry_points=False, start_connectors=False)
+    assistant = Assistant.open(entry_points=False, start_connectors=False)
     try:
         info = next(info for info in assistant.plugin_infos() if info.name == "notes")
         assert (info.source, info.state, info.error) == ("user", "loaded", "")
@@ -191,7 +193,7 @@ def test_a_note_outside_the_folder_is_refused(notes: Path, turn: Turn, tmp_path:
 
 def test_a_file_of_bare_tools_is_a_connector_named_after_it(notes: Path) -> None:
     write_plugin("My-Weather.py", BARE_TOOLS)
-    assistant = Assistant(entry_points=False, start_connectors=False)
+    assistant = Assistant.open(entry_points=False, start_connectors=False)
     try:
         weather = assistant.plugins.connector("my_weather")
         assert weather is not None
@@ -221,7 +223,7 @@ def test_a_broken_file_is_reported_with_its_traceback_and_the_rest_still_load(
         def register_tools(self, register: Callable[[Tool], None]) -> None:
             register(now)
 
-    assistant = Assistant(plugins=[Clock()], entry_points=False, start_connectors=False)
+    assistant = Assistant.open(plugins=[Clock()], entry_points=False, start_connectors=False)
     try:
         infos = {info.name: info for info in assistant.plugin_infos()}
         assert set(infos) == {"Clock", "broken", "empty", "notes"}
@@ -238,7 +240,7 @@ def test_a_broken_file_is_reported_with_its_traceback_and_the_rest_still_load(
 
 
 def test_turning_a_plugin_off_lasts_across_starts(notes: Path) -> None:
-    first = Assistant(entry_points=False, start_connectors=False)
+    first = Assistant.open(entry_points=False, start_connectors=False)
     try:
         info = first.set_plugin_enabled("notes", False)
         assert (info.state, info.tools) == ("disabled", ())
@@ -249,7 +251,7 @@ def test_turning_a_plugin_off_lasts_across_starts(notes: Path) -> None:
     stored = json.loads((config_dir() / "plugins.json").read_text(encoding="utf-8"))
     assert stored == {"disabled": ["notes"]}
     del sys.modules["hearth_user_plugins.notes"]
-    second = Assistant(entry_points=False, start_connectors=False)
+    second = Assistant.open(entry_points=False, start_connectors=False)
     try:
         assert "hearth_user_plugins.notes" not in sys.modules
         assert [i.state for i in second.plugin_infos()] == ["disabled"]
@@ -257,7 +259,7 @@ def test_turning_a_plugin_off_lasts_across_starts(notes: Path) -> None:
         assert second.tools.get("notes.read") is not None
     finally:
         second.close()
-    third = Assistant(entry_points=False, start_connectors=False)
+    third = Assistant.open(entry_points=False, start_connectors=False)
     try:
         assert [i.state for i in third.plugin_infos()] == ["loaded"]
     finally:
@@ -268,7 +270,7 @@ def test_safe_mode_imports_no_user_file(notes: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("HEARTH_DISABLE_PLUGINS", "1")
     ran = notes.parent / "ran"
     write_plugin("spy.py", f"open({str(ran)!r}, 'w').close()\n")
-    assistant = Assistant(entry_points=False, start_connectors=False)
+    assistant = Assistant.open(entry_points=False, start_connectors=False)
     try:
         infos = assistant.plugin_infos()
         assert [(i.name, i.state, i.error) for i in infos] == [
@@ -294,7 +296,7 @@ def test_safe_mode_loads_no_third_party_package(
     (info / "entry_points.txt").write_text("[hearth.plugins]\nspy = sample_spy_plugin\n")
     (site / "sample_spy_plugin.py").write_text("raise RuntimeError('imported')\n")
     monkeypatch.syspath_prepend(str(site))
-    assistant = Assistant(start_connectors=False)
+    assistant = Assistant.open(start_connectors=False)
     try:
         spy = next(i for i in assistant.plugin_infos() if i.name == "spy")
         assert (spy.source, spy.state, spy.error) == ("package", "disabled", SAFE_MODE_REASON)

@@ -96,7 +96,7 @@ def main() -> None:
     threads = policy(kind, behaviour)
     settings = GenerationSettings(max_tokens=int(tokens), temperature=0.0, enable_thinking=False)
     model = LlamaCppModel(Path(model_path), n_ctx=4096, threads=threads)
-    assistant = Assistant(model, entry_points=False, start_connectors=False)
+    assistant = Assistant.open(model, entry_points=False, start_connectors=False)
     try:
         measure = headless if kind == "headless" else window
         result = measure(assistant, settings, float(cap))

@@ -64,7 +64,7 @@ def builtin_tools() -> tuple[tuple[Any, ...], int]:
     from hearth.assistant import Assistant
 
     with throwaway_home():
-        assistant = Assistant(None, user_plugins=False, start_connectors=False)
+        assistant = Assistant.open(None, user_plugins=False, start_connectors=False)
         tools = list(assistant.tools)
         assistant.close()
         budget = AgentConfig().tool_budget

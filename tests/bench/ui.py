@@ -116,7 +116,7 @@ def main() -> None:
     app = QApplication([])
     theme.apply_theme(app, theme.LIGHT)  # the window as users see it, stylesheet included
     model = LlamaCppModel(args.model, n_ctx=4096)
-    assistant = Assistant(model, entry_points=False, start_connectors=False)
+    assistant = Assistant.open(model, entry_points=False, start_connectors=False)
     context = UiContext(assistant)
     headless: list[tuple[float, int]] = []
     windows: list[dict[str, Any]] = []

@@ -141,7 +141,7 @@ def run(rounds: int, seed: int) -> Tally:
     tally = Tally()
     sys.excepthook = tally.excepthook
     rng = random.Random(seed)
-    assistant = Assistant(plugins=[DeskPlugin(Desk())], entry_points=False)
+    assistant = Assistant.open(plugins=[DeskPlugin(Desk())], entry_points=False)
     context = UiContext(assistant)
     context.errors.error_shown.connect(lambda doing, text: tally.shown.append(f"{doing}: {text}"))
     pool = QThreadPool()

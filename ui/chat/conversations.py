@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.store import Conversation
+from hearth import Conversation
 from hearth.ui import theme
 from hearth.ui.context import UiContext
 

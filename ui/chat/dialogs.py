@@ -20,9 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import shown
-from hearth.agent import AllowFor, EditArguments
-from hearth.ruling import DURATION_WORDS, Duration
+from hearth import DURATION_WORDS, AllowFor, Duration, EditArguments, shown
 
 Check = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 _WHERE_TO_UNDO = {"always": ", until I revoke it under Permissions"}

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.agent import Answer
+from hearth import Answer
 from hearth.ui import theme
 from hearth.ui.chat.composer import Composer
 from hearth.ui.chat.controller import ChatController

@@ -12,8 +12,7 @@ from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QTextDocument
 from PySide6.QtWidgets import QWidget
 
-from hearth import shown
-from hearth.shown_text import shown_reply
+from hearth import shown, shown_reply
 from hearth.ui import theme
 from hearth.ui.chat.documents import TextLayouts, draw_document
 from hearth.ui.chat.entries import AnswerEntry, NoticeEntry, ReasoningEntry, UserEntry

@@ -6,8 +6,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-from hearth.generation import ModelInfo
-from hearth.models.naming import display_name
+from hearth import ModelInfo
 from hearth.ui.chat.controller import TurnSpeed
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import set_tone
@@ -54,7 +53,7 @@ class ModelStatus(QLabel):
 
         def described() -> tuple[ModelInfo, str]:
             info = model.info
-            return info, display_name(info)
+            return info, self.context.assistant.models.display_name(info)
 
         self.context.run(
             described,

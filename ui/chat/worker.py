@@ -12,20 +12,21 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from hearth.agent import (
+from hearth import (
     AgentConfig,
+    AgentSession,
     AnswerDelta,
+    Assistant,
+    CancelToken,
+    CpuMeter,
     ReasoningDelta,
-    Session,
+    SpeedReport,
     Step,
+    ToolChoice,
     ToolProposed,
     TurnDone,
     TurnFailed,
 )
-from hearth.agent.session import ToolChoice
-from hearth.assistant import Assistant
-from hearth.messages import CancelToken
-from hearth.models.speed_history import CpuMeter, SpeedHistory, SpeedReport
 
 TITLE_CHARS = 60
 
@@ -95,8 +96,8 @@ class _Worker(QObject):
         super().__init__()
         self._assistant = assistant
         self._config = config
-        self._sessions: dict[int, Session] = {}
-        self._speeds = SpeedHistory()
+        self._sessions: dict[int, AgentSession] = {}
+        self._models = assistant.models
 
     @Slot(object)
     def run_turn(self, request: TurnRequest) -> None:
@@ -109,7 +110,7 @@ class _Worker(QObject):
         finally:
             self.turn_did_end.emit(request.turn)
 
-    def _session(self, request: TurnRequest) -> Session:
+    def _session(self, request: TurnRequest) -> AgentSession:
         if request.conversation_id is not None:
             cached = self._sessions.get(request.conversation_id)
             # A model switched since the session opened makes it stale.
@@ -121,7 +122,7 @@ class _Worker(QObject):
         self._sessions[session.conversation_id] = session
         return session
 
-    def _stream(self, session: Session, request: TurnRequest) -> None:
+    def _stream(self, session: AgentSession, request: TurnRequest) -> None:
         meter = SpeedMeter()
         cpu = CpuMeter()
         steps = session.run_turn(request.text, request.cancel, tool_choice=request.tool_choice)
@@ -137,10 +138,10 @@ class _Worker(QObject):
             self.step_did_arrive.emit(step_event)
 
     def _finished(
-        self, turn: int, done: TurnDone, meter: SpeedMeter, session: Session, cpu: CpuMeter
+        self, turn: int, done: TurnDone, meter: SpeedMeter, session: AgentSession, cpu: CpuMeter
     ) -> StepEvent:
         prompt = done.stats.prompt_tokens[-1] if done.stats.prompt_tokens else 0
-        report = self._speeds.check(
+        report = self._models.speeds.check(
             session.model.info, meter.tokens, meter.seconds, cpu.others_cores()
         )
         return StepEvent(

@@ -17,9 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import shown
-from hearth.assistant import Assistant
-from hearth.store import AuditEntry, ExportFormat
+from hearth import Assistant, AuditEntry, ExportFormat, shown
 from hearth.ui.context import UiContext
 from hearth.ui.pages.audit_model import (
     OUTCOME_WORDS,

@@ -16,8 +16,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QPalette
 
-from hearth import shown
-from hearth.store import AuditEntry
+from hearth import AuditEntry, shown
 from hearth.ui.pages.chrome import Tone, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
 

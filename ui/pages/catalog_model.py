@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont, QPalette
 
-from hearth.models.inventory import ModelRow
+from hearth import ModelRow
 from hearth.ui.pages.chrome import Tone, muted_color, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
 from hearth.ui.pages.units import file_size, percent

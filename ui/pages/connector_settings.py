@@ -20,13 +20,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import Connector
-from hearth.settings import SecretStorageUnavailable, form_fields, secret_fields
-from hearth.settings_forms import (
+from hearth import (
+    Connector,
     Saved,
+    SecretStorageUnavailable,
     complete_settings,
+    form_fields,
     hidden_fields,
     read_saved,
+    secret_fields,
 )
 from hearth.ui.context import UiContext
 from hearth.ui.forms import SettingsForm

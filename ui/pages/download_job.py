@@ -12,8 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from hearth.errors import DownloadCancelled
-from hearth.models import CatalogEntry, DownloadProgress, ProgressCallback, download_model
+from hearth import CatalogEntry, DownloadCancelled, DownloadProgress, Models, ProgressCallback
 from hearth.ui.ops import run_op
 
 PROGRESS_INTERVAL_S = 0.1
@@ -50,10 +49,13 @@ class DownloadJob(QObject):
         return self._cancel.is_set()
 
     @classmethod
-    def of_model(cls, entry: CatalogEntry, parent: QObject | None = None) -> DownloadJob:
+    def of_model(
+        cls, models: Models, entry: CatalogEntry, parent: QObject | None = None
+    ) -> DownloadJob:
         """A job that downloads a catalog model's GGUF file."""
         return cls(
-            lambda progress, cancel: download_model(entry, progress=progress, cancel=cancel), parent
+            lambda progress, cancel: models.download(entry, progress=progress, cancel=cancel),
+            parent,
         )
 
     def _download(self) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from hearth.models import DownloadProgress
+from hearth import DownloadProgress
 from hearth.ui.pages.chrome import explanation
 from hearth.ui.pages.units import duration, file_size, percent, speed
 

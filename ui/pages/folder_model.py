@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPalette
 
-from hearth.folders import IndexStatus
+from hearth import IndexStatus
 from hearth.ui.pages.chrome import muted_color, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.folders import FolderAccess, IndexStatus
+from hearth import FolderAccess, IndexStatus
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import (
     Tone,

@@ -8,9 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from hearth.models import DownloadProgress
-from hearth.models.hub import ModelUnavailable
-from hearth.models.inventory import ModelRow
+from hearth import DownloadProgress, ModelRow, Models, ModelUnavailable
 from hearth.ui.context import UiContext
 from hearth.ui.pages.catalog_model import ModelTableModel
 from hearth.ui.pages.download_job import DownloadJob
@@ -26,6 +24,7 @@ class DownloadingPage(QWidget):
     download_did_end = Signal(str)  # "done", "cancelled" or "failed"
 
     context: UiContext
+    models: Models
     model: ModelTableModel
     panel: DownloadPanel
     job: DownloadJob | None
@@ -51,7 +50,7 @@ class DownloadingPage(QWidget):
             return
         assert row.entry is not None
         self.fallback_button.hide()
-        self.job = job = DownloadJob.of_model(row.entry, self)
+        self.job = job = DownloadJob.of_model(self.models, row.entry, self)
         job.progressed.connect(lambda progress: self._progressed(row, progress))
         job.finished.connect(lambda path: self._downloaded(row, path))
         job.cancelled.connect(lambda kept: self._download_stopped(row, "cancelled", kept))

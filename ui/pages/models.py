@@ -16,13 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.models import Catalog, GGUFSummary, verify_model
-from hearth.models.inventory import (
-    ModelRow,
-    import_and_verify,
-    load_row_model,
-    load_rows,
-)
+from hearth import GGUFSummary, ModelRow
 from hearth.ui.context import UiContext
 from hearth.ui.errors import describe_error
 from hearth.ui.ops import run_op
@@ -54,7 +48,7 @@ class ModelsPage(DownloadingPage):
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.catalog: Catalog | None = None  # None: Hearth's own catalog
+        self.models = context.assistant.models
         self.job: DownloadJob | None = None
         self.import_dialog: QFileDialog | None = None
         self._loading_model = False
@@ -136,9 +130,8 @@ class ModelsPage(DownloadingPage):
     # Listing
 
     def refresh(self) -> None:
-        catalog = self.catalog
         self.context.run(
-            lambda: load_rows(catalog), receiver=self, success=self._show_rows, doing="list models"
+            self.models.rows, receiver=self, success=self._show_rows, doing="list models"
         )
 
     def _show_rows(self, rows: list[ModelRow]) -> None:
@@ -209,7 +202,7 @@ class ModelsPage(DownloadingPage):
         row = self.selected_row()
         if row is None or row.installed is None:
             return
-        assistant = self.context.assistant
+        assistant, models = self.context.assistant, self.models
         self._loading_model = True
         self._update_buttons()
         self._say(f"Loading {row.label}…")
@@ -222,7 +215,7 @@ class ModelsPage(DownloadingPage):
 
         run_op(
             self.context.pool,
-            lambda: assistant.use_model(load_row_model(row)),
+            lambda: assistant.use_model(models.load_row(row)),
             receiver=self,
             success=lambda _: self._now_using(row),
             failure=failed,
@@ -240,10 +233,10 @@ class ModelsPage(DownloadingPage):
         row = self.selected_row()
         if row is None or row.path is None:
             return
-        path = row.path
+        path, models = row.path, self.models
         self._say(f"Checking {row.label}…")
         self.context.run(
-            lambda: verify_model(path),
+            lambda: models.verify(path),
             receiver=self,
             success=lambda summary: self._verified(row, summary),
             doing=f"verify {row.label}",
@@ -265,6 +258,7 @@ class ModelsPage(DownloadingPage):
     def import_file(self, source: Path) -> None:
         self._say(f"Importing {source.name}…")
         doing = f"import {source.name}"
+        models = self.models
 
         def failed(error: Exception) -> None:
             self._say(f"Could not {doing}: {describe_error(error)[0]}", "bad")
@@ -272,7 +266,7 @@ class ModelsPage(DownloadingPage):
 
         run_op(
             self.context.pool,
-            lambda: import_and_verify(source),
+            lambda: models.import_and_verify(source),
             receiver=self,
             success=self._imported,
             failure=failed,

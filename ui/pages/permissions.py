@@ -12,9 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.consent import Rule
-from hearth.consent.changes import RuleChange
-from hearth.consent.permissions import Permissions
+from hearth import Permissions, Rule, RuleChange
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import configure_table, explanation, page_layout, section_heading
 from hearth.ui.pages.connector_defaults import ConnectorDefaults

@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPalette
 
-from hearth.plugins import PluginInfo
+from hearth import PluginInfo
 from hearth.ui.pages.chrome import Tone, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
 

@@ -20,9 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import safe_mode
-from hearth.paths import plugins_dir
-from hearth.plugins import PluginInfo
+from hearth import PluginInfo, plugins_dir, safe_mode
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import (
     Banner,

@@ -15,10 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.consent import Rule
-from hearth.consent.changes import RuleChange
-from hearth.ruling import DURATION_WORDS, Duration
-from hearth.tools import Tool
+from hearth import DURATION_WORDS, Duration, Rule, RuleChange, Tool
 from hearth.ui.pages.chrome import explanation, set_tone
 
 DECISIONS = (("allow", "Allow without asking"), ("ask", "Ask me first"), ("deny", "Never allow"))

@@ -13,8 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont, QPalette
 
-from hearth.consent import UNTRUSTED_WARNING, Rule
-from hearth.tools import Tool
+from hearth import UNTRUSTED_WARNING, Rule, Tool
 from hearth.ui.pages.chrome import Tone, muted_color, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
 from hearth.ui.pages.units import local_time, relative_time

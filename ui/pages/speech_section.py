@@ -15,17 +15,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth.models import DownloadProgress
+from hearth import (
+    DownloadProgress,
+    InstalledSpeechModel,
+    SpeechEntry,
+    Voice,
+    VoiceError,
+    VoiceSettings,
+)
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
 from hearth.ui.pages.units import file_size, percent
-from hearth.voice import speech_models
-from hearth.voice.errors import VoiceError
-from hearth.voice.settings import VoiceSettings
-from hearth.voice.speech_download import download_speech_model
-from hearth.voice.speech_models import InstalledSpeechModel, SpeechEntry
 
 BLURB = (
     "Speak instead of typing: Whisper turns what you say into text on this computer. Download"
@@ -65,7 +67,7 @@ class SpeechSection(QWidget):
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.catalog = speech_models.speech_catalog()
+        self.catalog = context.voice.catalog()
         self.settings: VoiceSettings | None = None  # None until the controls show them
         self.installed: dict[str, InstalledSpeechModel] = {}
         self.job: DownloadJob | None = None
@@ -131,7 +133,7 @@ class SpeechSection(QWidget):
 
     def refresh(self) -> None:
         """Find the installed speech models again, on the pool."""
-        found = speech_models.installed_speech_models
+        found = self.context.voice.installed_models
         self.context.run(found, receiver=self, success=self._show_models, doing="list models")
 
     def _show_models(self, installed: list[InstalledSpeechModel]) -> None:
@@ -159,9 +161,9 @@ class SpeechSection(QWidget):
         """Start downloading `entry` on the pool; one download at a time."""
         if self.job is not None or self.installed.get(entry.id) is not None:
             return
+        voice = self.context.voice
         self.job = job = DownloadJob(
-            lambda progress, cancel: download_speech_model(entry, progress=progress, cancel=cancel),
-            self,
+            lambda progress, cancel: voice.download(entry, progress=progress, cancel=cancel), self
         )
         job.progressed.connect(lambda progress: self._progressed(entry, progress))
         job.finished.connect(lambda _path: self._stopped(entry, "done"))
@@ -223,7 +225,7 @@ class SpeechSection(QWidget):
         )
         self._explain_choice()
         self.context.run(
-            lambda: self.context.voice.update(settings),
+            lambda: self.context.voice.save_settings(settings),
             receiver=self,
             success=lambda _: self._saved(settings),
             doing="save the voice settings",
@@ -236,7 +238,7 @@ class SpeechSection(QWidget):
     def _explain_choice(self) -> None:
         if self.settings is None:
             return
-        wanted = speech_models.entry_for(self.settings)
+        wanted = self.context.voice.entry_for(self.settings)
         model = self.installed.get(wanted.id)
         if model is not None:
             text = f"Voice input will use {wanted.label} ({where(model).lower()})."
@@ -247,7 +249,8 @@ class SpeechSection(QWidget):
 
     def list_microphones(self) -> None:
         """Read the input devices again, on the pool."""
-        self.context.run(_microphones, receiver=self, success=self._show_microphones)
+        voice = self.context.voice
+        self.context.run(lambda: _microphones(voice), receiver=self, success=self._show_microphones)
 
     def _show_microphones(self, found: tuple[list[str], str | None]) -> None:
         self.devices, problem = found
@@ -272,12 +275,10 @@ class SpeechSection(QWidget):
         self.microphone.setEnabled(self.settings is not None and not self.microphone.toolTip())
 
 
-def _microphones() -> tuple[list[str], str | None]:
+def _microphones(voice: Voice) -> tuple[list[str], str | None]:
     """Input device names, or the reason there are none to choose from."""
-    from hearth.voice.capture import input_devices
-
     try:
-        names = [device.name for device in input_devices()]
+        names = voice.microphones()
     except VoiceError as problem:
         return [], str(problem)
     return names, None if names else "No microphone was found; plug one in to choose it."

@@ -5,8 +5,7 @@ from __future__ import annotations
 import psutil
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from hearth.models import ThreadPolicy
-from hearth.models.threads_setting import apply_threads, save_threads, saved_threads, thread_policy
+from hearth import ThreadPolicy
 from hearth.ui.context import UiContext
 
 AUTOMATIC = "Automatic"
@@ -18,6 +17,7 @@ class ThreadsControl(QWidget):
     def __init__(self, context: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
+        self.models = context.assistant.models
         self.choice = QComboBox()
         self.choice.setAccessibleName("Processor threads")
         self.choice.addItem(AUTOMATIC, None)
@@ -34,7 +34,12 @@ class ThreadsControl(QWidget):
         layout.addWidget(self.choice)
         layout.addWidget(self.hint, 1)
         self._explain()
-        context.run(saved_threads, receiver=self, success=self._show_saved, doing="read a setting")
+        context.run(
+            self.models.saved_threads,
+            receiver=self,
+            success=self._show_saved,
+            doing="read a setting",
+        )
 
     def _show_saved(self, saved: int | None) -> None:
         self.choice.setCurrentIndex(max(0, self.choice.findData(saved)) if saved else 0)
@@ -45,11 +50,11 @@ class ThreadsControl(QWidget):
     def _chosen(self) -> None:
         count = self.choice.currentData()
         self._explain()
-        model = self.context.assistant.model
+        model, models = self.context.assistant.model, self.models
 
         def save_and_apply() -> None:
-            save_threads(count)
-            apply_threads(model, thread_policy(window=True))
+            models.save_threads(count)
+            models.apply_threads(model, models.thread_policy(window=True))
 
         self.context.run(save_and_apply, receiver=self, doing="change the threads")
 

@@ -1,6 +1,6 @@
 """One surface's voice input: record while the user talks, then transcribe on the pool.
 
-The composer and the quick-ask window each have one; they share the core `Dictation` (and its
+The composer and the quick-ask window each have one; they share the core `Voice` (and its
 loaded model) through the `UiContext`, and only one of them listens at a time. The sound lives
 in memory from the first block to the transcript, and is dropped then.
 """
@@ -13,15 +13,10 @@ from typing import ClassVar
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from hearth.errors import HearthError
+from hearth import HearthError, Microphone, Readiness, Recording, Transcript, VoiceError
 from hearth.ui.context import UiContext
 from hearth.ui.errors import describe_error
 from hearth.ui.ops import run_op
-from hearth.voice.audio import Recording
-from hearth.voice.capture import Microphone
-from hearth.voice.errors import VoiceError
-from hearth.voice.service import Readiness
-from hearth.voice.transcribe import Transcript
 
 METER_MS = 33  # the level meter's refresh: about 30 frames a second
 CHECKING = "Checking the microphone and the speech model…"
@@ -94,7 +89,7 @@ class VoiceInput(QObject):
         if VoiceInput._listening is not None:
             self.said.emit(OTHER_WINDOW)
             return
-        microphone = Microphone(self.context.voice.settings.microphone)
+        microphone = self.context.voice.microphone()
         try:
             microphone.start()
         except VoiceError as error:
@@ -106,7 +101,7 @@ class VoiceInput(QObject):
         self._meter.start()
         self._set_state(VoiceState.RECORDING)
         # Load the model while the user talks, so the transcript follows the release at once.
-        run_op(self.context.pool, self.context.voice.transcriber, receiver=self)
+        run_op(self.context.pool, self.context.voice.load_speech_model, receiver=self)
 
     def finish(self) -> None:
         """Stop listening and transcribe what was heard."""

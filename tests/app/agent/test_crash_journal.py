@@ -3,7 +3,7 @@
 Each run forks a child (`tests.fixtures.forked`) that runs `child` below: it opens the
 database, and one turn moves 20 files with the demo batch tool, a few ms per file. The parent
 SIGKILLs it at a random moment, then opens the database as the next Hearth would
-(`Assistant(...)`, which reconciles) and checks the files, the audit log, the intents and undo.
+(`Assistant.open(...)`, which reconciles) and checks the files, the audit log, the intents and undo.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def make_files(root: Path, count: int) -> tuple[Path, Path, list[str]]:
 
 
 def open_assistant(db: Database, replies: Sequence[Reply] = ()) -> Assistant:
-    return Assistant(
+    return Assistant.open(
         ScriptedModel(list(replies)),
         database=db,
         plugins=[BatchPlugin()],

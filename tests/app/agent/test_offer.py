@@ -18,7 +18,7 @@ from hearth.agent import (
 from hearth.agent.offer import OfferPlanner, connector_of
 from hearth.assistant import Assistant
 from hearth.messages import CancelToken
-from hearth.plugins import load_plugins
+from hearth.plugins.loading import load_plugins
 from hearth.tools import Tool, ToolRegistry
 from tests.app.agent.kit import FIXED_MOMENT, drive, fixed_clock, of
 from tests.app.agent.scripted import Reply, ScriptedModel
@@ -105,7 +105,7 @@ def assistant_with(tmp_path: object) -> Iterator[object]:
     opened: list[Assistant] = []
 
     def make(model: ScriptedModel) -> Assistant:
-        assistant = Assistant(model, user_plugins=False, start_connectors=False)
+        assistant = Assistant.open(model, user_plugins=False, start_connectors=False)
         opened.append(assistant)
         return assistant
 

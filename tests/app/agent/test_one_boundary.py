@@ -68,7 +68,7 @@ def run(
 ) -> tuple[Assistant, list[ToolRan]]:
     """A headless turn: the scripted model makes `calls`, one a step, under allow `rules`."""
     replies = [Reply(calls=[call]) for call in calls] + [Reply("Done.")]
-    assistant = Assistant(
+    assistant = Assistant.open(
         ScriptedModel(replies), plugins=plugins, entry_points=False, start_connectors=False
     )
     for name in rules:

@@ -73,7 +73,7 @@ def calls_into_private(docs: Path, private: str) -> list[tuple[str, dict[str, An
 def run_one(
     files: FilesConnector, rules: list[Rule], call: tuple[str, dict[str, Any]], *, headless: bool
 ) -> tuple[Assistant, list[Any]]:
-    assistant = Assistant(
+    assistant = Assistant.open(
         ScriptedModel([Reply(calls=[call]), Reply("Done.")]),
         plugins=[FilesPlugin(files)],
         entry_points=False,
@@ -161,7 +161,7 @@ def test_an_edit_is_parsed_like_a_proposal_and_still_meets_the_deny_rule(
         f"{documents}/\\x6eotes.txt": "executed",  # "notes.txt", escaped: runs as notes.txt
     }
     for edited, outcome in edits.items():
-        assistant = Assistant(
+        assistant = Assistant.open(
             ScriptedModel([Reply(calls=[("files.read", {"path": notes})]), Reply("Done.")]),
             plugins=[FilesPlugin(files)],
             entry_points=False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hearth.agent.selection import select_tools
-from hearth.plugins import load_plugins
+from hearth.plugins.loading import load_plugins
 from hearth.tools import Tool, ToolRegistry
 
 

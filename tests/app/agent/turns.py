@@ -34,7 +34,7 @@ def scripted_turns(plugin: object) -> Iterator[Turn]:
         after: bool = False,
     ) -> tuple[Assistant, list[Any]]:
         replies = [Reply(calls=[call]) for call in calls] + [Reply(text="Done.")]
-        assistant = Assistant(
+        assistant = Assistant.open(
             ScriptedModel(replies), plugins=[plugin], entry_points=False, start_connectors=False
         )
         opened.append(assistant)

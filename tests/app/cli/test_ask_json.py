@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -25,11 +26,11 @@ def ask_json(
     monkeypatch.setattr(chat, "load_model", lambda choice, n_ctx, threads: model)
 
     def assistant(chat_model: Any = None) -> Assistant:
-        return Assistant(
+        return Assistant.open(
             chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
         )
 
-    monkeypatch.setattr(chat, "Assistant", assistant)
+    monkeypatch.setattr(chat, "Assistant", SimpleNamespace(open=assistant))
     result = CliRunner().invoke(
         ask_cmd.ask, ["--json", *options, "Find my budget note"], catch_exceptions=False
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import click
@@ -36,11 +37,11 @@ def with_files(monkeypatch: pytest.MonkeyPatch, files: FilesConnector) -> None:
     """The CLI's Assistant gets the files plugin, with the Documents folder granted."""
 
     def assistant(model: Any = None) -> Assistant:
-        return Assistant(
+        return Assistant.open(
             model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
         )
 
-    monkeypatch.setattr(chat_module, "Assistant", assistant)
+    monkeypatch.setattr(chat_module, "Assistant", SimpleNamespace(open=assistant))
 
 
 def invoke(command: click.Command, *args: str) -> Result:

@@ -5,6 +5,7 @@ connector's name from outside is shown escaped, dimmed, on stderr."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -89,11 +90,11 @@ def test_hearth_ask_with_stats_names_the_connector_by_its_title(
     monkeypatch.setattr(chat_module, "load_model", lambda choice, n_ctx, threads: model)
 
     def assistant(chat_model: Any = None) -> Assistant:
-        return Assistant(
+        return Assistant.open(
             chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
         )
 
-    monkeypatch.setattr(chat_module, "Assistant", assistant)
+    monkeypatch.setattr(chat_module, "Assistant", SimpleNamespace(open=assistant))
     question = "search my files for the budget"
     result = CliRunner().invoke(ask, ["--no-think", "--stats", question])
     assert result.exit_code == 0, result.output

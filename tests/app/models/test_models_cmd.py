@@ -130,8 +130,9 @@ def test_format_progress(progress: DownloadProgress, expected: str) -> None:
 _ANNOUNCING_CANCEL = """
 import os, threading
 from hearth.cli import models_cmd
+from hearth.models import library
 
-real_download = models_cmd.download_model
+real_download = library.download_model
 
 def download_model(entry, *, progress, cancel):
     def mark():
@@ -141,7 +142,7 @@ def download_model(entry, *, progress, cancel):
     threading.Thread(target=mark, daemon=True).start()
     return real_download(entry, progress=progress, cancel=cancel)
 
-models_cmd.download_model = download_model
+library.download_model = download_model  # what `Models.download` calls
 models_cmd.models()
 """
 # Generous: only a guard against a hang, never the thing that makes the test pass.

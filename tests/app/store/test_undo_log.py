@@ -62,7 +62,7 @@ class NotesPlugin:
 
 def test_assistant_undo_records_and_refuses_twice(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
-    assistant = Assistant(plugins=[NotesPlugin(notes)], entry_points=False)
+    assistant = Assistant.open(plugins=[NotesPlugin(notes)], entry_points=False)
     try:
         appended = assistant.tools.get("notes_append")
         assert appended is not None
@@ -83,7 +83,7 @@ def test_assistant_undo_records_and_refuses_twice(tmp_path: Path) -> None:
 
 def test_a_failing_undo_is_reported_and_stays_pending(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
-    assistant = Assistant(plugins=[NotesPlugin(notes)], entry_points=False)
+    assistant = Assistant.open(plugins=[NotesPlugin(notes)], entry_points=False)
     try:
         appended = assistant.tools.get("notes_append")
         assert appended is not None
@@ -99,7 +99,7 @@ def test_a_failing_undo_is_reported_and_stays_pending(tmp_path: Path) -> None:
 
 
 def test_undo_of_a_tool_that_is_gone_says_so() -> None:
-    assistant = Assistant(entry_points=False)
+    assistant = Assistant.open(entry_points=False)
     try:
         assistant.undo_log.record("call-9", "old.tool", {}, None, "something old")
         with pytest.raises(UndoFailed, match="not available any more"):
@@ -162,7 +162,7 @@ def test_reconcile_turns_entries_a_dead_process_left_running_into_unknown(db: Da
 
 def test_undo_refuses_a_call_still_running(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
-    assistant = Assistant(plugins=[NotesPlugin(notes)], entry_points=False)
+    assistant = Assistant.open(plugins=[NotesPlugin(notes)], entry_points=False)
     try:
         assistant.undo_log.begin("call-1", "notes_append", {"line": "milk"}, "add milk")
         with pytest.raises(UndoFailed, match="still running"):

@@ -55,7 +55,7 @@ def open_library(root: Path) -> CalendarLibrary:
 def open_assistant(root: Path, model: ScriptedModel) -> Assistant:
     """Hearth on `root`, as each process opens it: the same database, settings and files."""
     connector = CalendarConnector(open_library(root), ChangeLog(root / "changes.sqlite"))
-    return Assistant(
+    return Assistant.open(
         model,
         database=open_database(root / "hearth.db"),
         plugins=[CalendarPlugin(connector)],

@@ -40,7 +40,7 @@ def test_real_model_reads_the_calendar_and_changes_nothing_unasked(
     diary = tmp_path / "home.ics"
     diary.write_bytes(DIARY.encode())
     connector.library.add_file(diary)
-    assistant = Assistant(smol, plugins=[CalendarPlugin(connector)], entry_points=False)
+    assistant = Assistant.open(smol, plugins=[CalendarPlugin(connector)], entry_points=False)
     settings = GenerationSettings(max_tokens=160, seed=5, temperature=0.2)
     session = assistant.session(
         config=AgentConfig(settings=settings, max_steps=3, clock=fixed_clock)

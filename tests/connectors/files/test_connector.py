@@ -62,7 +62,7 @@ def test_each_connector_object_binds_tools_of_its_own(connector: FilesConnector)
 def test_front_ends_reach_it_through_folder_access(
     connector: FilesConnector, documents: Path, tmp_path: Path
 ) -> None:
-    assistant = Assistant(
+    assistant = Assistant.open(
         plugins=[FilesPlugin(connector)], entry_points=False, start_connectors=False
     )
     try:
@@ -100,7 +100,7 @@ def test_a_refused_path_is_an_observation_for_the_model(
     listing = ("files.list", {"folder": str(documents)})
     replies = [Reply(calls=[read]), Reply(calls=[listing]), Reply(text="It is not in there.")]
     model = ScriptedModel(replies)
-    assistant = Assistant(
+    assistant = Assistant.open(
         model, plugins=[FilesPlugin(connector)], entry_points=False, start_connectors=False
     )
     try:

@@ -5,7 +5,7 @@ Each run forks a child (`tests.fixtures.forked`) that runs `child` below: it ope
 database and granted folder, and in one turn moves or trashes 20 files with the real
 `files.move` or `files.trash`, slowed by a pause around each item (in the child only) so that
 kills land mid-batch; in some runs item k also fails. The parent SIGKILLs it at a random moment,
-then opens `Assistant(...)` as the next Hearth would and checks the files, the audit log, the
+then opens `Assistant.open(...)` as the next Hearth would and checks the files, the audit log, the
 intents and undo.
 """
 

@@ -43,7 +43,7 @@ def contents(folder: Path) -> dict[str, bytes]:
 def open_assistant(
     connector: FilesConnector, database: Database | None = None, *, start: bool = False
 ) -> Assistant:
-    return Assistant(
+    return Assistant.open(
         ScriptedModel([]),
         database=database,
         plugins=[FilesPlugin(connector)],

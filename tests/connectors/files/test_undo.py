@@ -29,7 +29,7 @@ def run(connector: FilesConnector) -> Iterator[Callable[..., Assistant]]:
 
     def turn(*calls: tuple[str, dict[str, Any]], ask: str = "tidy up my files") -> Assistant:
         model = ScriptedModel([Reply(calls=list(calls)), Reply(text="Done.")])
-        assistant = Assistant(
+        assistant = Assistant.open(
             model, plugins=[FilesPlugin(connector)], entry_points=False, start_connectors=False
         )
         opened.append(assistant)

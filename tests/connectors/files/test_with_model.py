@@ -23,7 +23,7 @@ def test_real_model_searches_the_granted_folder(
     for root in library.roots():
         library.scanner.scan(root)
     before = sorted(str(p) for p in documents.rglob("*"))
-    assistant = Assistant(smol, plugins=[FilesPlugin(connector)], entry_points=False)
+    assistant = Assistant.open(smol, plugins=[FilesPlugin(connector)], entry_points=False)
     settings = GenerationSettings(max_tokens=160, seed=5, temperature=0.2)
     session = assistant.session(
         config=AgentConfig(settings=settings, max_steps=3, clock=fixed_clock)

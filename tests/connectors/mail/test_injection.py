@@ -166,7 +166,7 @@ def test_no_planted_mail_gets_anything_sent_moved_or_deleted(
         before = state(dovecot, smtp_server)
         script = [Reply(calls=[("mail.read", {"message": mid})])]
         script += [Reply(calls=[call]) for call in planted.calls(mid)] + [Reply("Done.")]
-        assistant = Assistant(
+        assistant = Assistant.open(
             ScriptedModel(script),
             plugins=[MailPlugin(connector)],
             entry_points=False,

@@ -34,7 +34,7 @@ REPO = Path(__file__).parents[3]
 
 def open_assistant(root: Path, model: ScriptedModel) -> Assistant:
     system = SystemConnector(Machine([SysfsBrightness(root / "backlight")]))
-    return Assistant(
+    return Assistant.open(
         model,
         database=open_database(root / "hearth.db"),
         plugins=[Plugin(system)],

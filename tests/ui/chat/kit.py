@@ -116,7 +116,9 @@ class PausingModel:
 
 
 def make_assistant(model: ChatModel | None, desk: Desk) -> Assistant:
-    return Assistant(model, plugins=[DeskPlugin(desk)], entry_points=False, start_connectors=False)
+    return Assistant.open(
+        model, plugins=[DeskPlugin(desk)], entry_points=False, start_connectors=False
+    )
 
 
 @dataclass

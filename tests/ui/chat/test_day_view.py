@@ -75,7 +75,7 @@ def calendar_harness(qtbot: Any, home: CalendarConnector) -> Iterator[Harness]:
         Reply(calls=[("calendar.update_event", MOVE)]),
         Reply(text="I left the dentist where it was."),
     ]
-    assistant = Assistant(
+    assistant = Assistant.open(
         ScriptedModel(replies),
         plugins=[CalendarPlugin(home)],
         entry_points=False,

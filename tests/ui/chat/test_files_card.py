@@ -36,7 +36,7 @@ def files_harness(qtbot: Any, downloads: Path) -> Iterator[Harness]:
     sources = sorted(str(p) for p in downloads.glob("invoice-*.pdf"))
     move = ("files.move", {"sources": sources, "destination": str(downloads / "Invoices")})
     model = ScriptedModel([Reply(calls=[move]), Reply(text="Moved the three invoices.")])
-    assistant = Assistant(
+    assistant = Assistant.open(
         model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
     )
     try:

@@ -77,7 +77,7 @@ def entry_of(card: ToolCard) -> ToolCardEntry:
 
 
 def open_mail_window(qtbot: Any, mail: MailConnector, replies: list[Reply]) -> Iterator[Harness]:
-    assistant = Assistant(
+    assistant = Assistant.open(
         ScriptedModel([*replies]),
         plugins=[MailPlugin(mail)],
         entry_points=False,

@@ -15,7 +15,7 @@ from hearth.ui.context import UiContext
 
 @pytest.mark.model
 def test_the_chip_shows_the_catalog_name(qtbot: Any, test_gguf: Path) -> None:
-    assistant = Assistant(load_chat_model(test_gguf, 1024), entry_points=False)
+    assistant = Assistant.open(load_chat_model(test_gguf, 1024), entry_points=False)
     context = UiContext(assistant)
     try:
         chip = ModelStatus(context)

@@ -39,7 +39,7 @@ def harness(qtbot: Any, backlight: Path) -> Iterator[Harness]:
         Reply(calls=[("system.set_brightness", {"level": 30})]),
         Reply(text="Dimmed."),
     ]
-    assistant = Assistant(
+    assistant = Assistant.open(
         ScriptedModel(replies), plugins=[Plugin(system)], entry_points=False, start_connectors=False
     )
     try:

@@ -62,7 +62,7 @@ class LighthousePlugin:
 def lighthouse(qtbot: Any, desk: Desk, script: list[Any]) -> Iterator[Harness]:
     plugins = [DeskPlugin(desk), LighthousePlugin()]
     model = ScriptedModel(script)
-    assistant = Assistant(model, plugins=plugins, entry_points=False, start_connectors=False)
+    assistant = Assistant.open(model, plugins=plugins, entry_points=False, start_connectors=False)
     try:
         yield from open_window(qtbot, assistant, desk)
     finally:

@@ -129,7 +129,7 @@ def test_send_at_once_sends_the_transcript(
     ready: Harness, spoken: Path, script: list[Reply]
 ) -> None:
     context = ready.window.context
-    context.voice.update(VoiceSettings(send_at_once=True))
+    context.voice.save_settings(VoiceSettings(send_at_once=True))
     say_while_held(ready, spoken)
 
     def sent() -> list[Any]:
@@ -146,7 +146,7 @@ def test_without_the_chosen_model_the_button_is_off_and_says_why(
     pulse_microphone: Any, harness: Harness
 ) -> None:
     chat = harness.chat
-    harness.window.context.voice.update(VoiceSettings(language="any", size="base"))
+    harness.window.context.voice.save_settings(VoiceSettings(language="any", size="base"))
     harness.window.context.voice_did_change.emit()
     harness.qtbot.waitUntil(lambda: chat.voice.state is VoiceState.UNAVAILABLE, timeout=WAIT_MS)
     button = chat.composer.voice

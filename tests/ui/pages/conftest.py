@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from hearth.assistant import Assistant
-from hearth.settings import SettingsStore
+from hearth.settings.model import SettingsStore
 from hearth.ui.context import UiContext
 from tests.ui.pages.kit import Desk, DeskPlugin
 
@@ -25,7 +25,7 @@ def plugin(desk: Desk) -> DeskPlugin:
 @pytest.fixture
 def assistant(plugin: DeskPlugin) -> Iterator[Assistant]:
     # entry_points=False: only the plugins a test hands in, never what is installed.
-    core = Assistant(plugins=[plugin], entry_points=False)
+    core = Assistant.open(plugins=[plugin], entry_points=False)
     yield core
     core.close()
 

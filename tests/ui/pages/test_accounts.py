@@ -212,7 +212,7 @@ def test_forget_asks_then_deletes_settings_and_secret(
 
 
 def test_a_page_without_configurable_connectors_says_so(qtbot: QtBot, desk: Desk) -> None:
-    core = Assistant(plugins=[DeskPlugin(desk)], entry_points=False)
+    core = Assistant.open(plugins=[DeskPlugin(desk)], entry_points=False)
     context = UiContext(core)
     try:
         page = AccountsPage(context)

@@ -15,7 +15,7 @@ from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
-from hearth.settings import SettingsStore
+from hearth.settings.model import SettingsStore
 from hearth.ui.context import UiContext
 from hearth.ui.pages.accounts import AccountsPage
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
@@ -50,7 +50,9 @@ def calendar(tmp_path: Path) -> Iterator[CalendarConnector]:
 @pytest.fixture
 def assistant(calendar: CalendarConnector) -> Iterator[Assistant]:
     # Not started: the test syncs when it wants to, so what the status line says is known.
-    core = Assistant(plugins=[CalendarPlugin(calendar)], entry_points=False, start_connectors=False)
+    core = Assistant.open(
+        plugins=[CalendarPlugin(calendar)], entry_points=False, start_connectors=False
+    )
     yield core
     core.close()
 

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from hearth.assistant import Assistant
 from hearth.connectors.files import FilesConnector
 from hearth.folders import IndexStatus
-from hearth.settings import SettingsStore
+from hearth.settings.model import SettingsStore
 from hearth.ui.context import UiContext
 from hearth.ui.pages.folder_model import FOLDER, INDEX
 from hearth.ui.pages.folders import NO_CONNECTOR, FoldersPage
@@ -138,7 +138,7 @@ def test_scanning_shows_a_progress_bar(
 
 
 def test_without_a_files_connector_the_page_says_so(qtbot: QtBot) -> None:
-    assistant = Assistant(entry_points=False)
+    assistant = Assistant.open(entry_points=False)
     context = UiContext(assistant, SettingsStore())
     try:
         assert assistant.folders() is None

@@ -9,7 +9,7 @@ import pydantic
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from hearth.settings import form_fields
+from hearth.settings.model import form_fields
 from hearth.ui.forms import SECRET_KEPT, SettingsForm
 
 

@@ -17,7 +17,7 @@ from hearth.connectors.evaluation.servers.dovecot import ADDRESS, PASSWORD, USER
 from hearth.connectors.evaluation.servers.smtp import SmtpServer
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.connector import MailConnector
-from hearth.settings import SettingsStore
+from hearth.settings.model import SettingsStore
 from hearth.ui.context import UiContext
 from hearth.ui.forms import SECRET_KEPT
 from hearth.ui.pages.accounts import AccountsPage
@@ -55,7 +55,7 @@ def mail(tmp_path: Path) -> Iterator[MailConnector]:
 @pytest.fixture
 def assistant(mail: MailConnector) -> Iterator[Assistant]:
     # Not started: no background sync, so the status line says only what the test did.
-    core = Assistant(plugins=[MailPlugin(mail)], entry_points=False, start_connectors=False)
+    core = Assistant.open(plugins=[MailPlugin(mail)], entry_points=False, start_connectors=False)
     yield core
     core.close()
 

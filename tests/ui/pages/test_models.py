@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from hearth import paths
+from hearth import Models, paths
 from hearth.assistant import Assistant
 from hearth.models import ThreadPolicy, load_catalog, parse_catalog, save_threads, saved_threads
 from hearth.ui.context import UiContext
@@ -85,7 +85,7 @@ def test_catalog_rows_show_size_licence_and_state(page: ModelsPage) -> None:
 
 
 def test_first_run_says_no_model_is_installed(qtbot: QtBot, page: ModelsPage) -> None:
-    page.catalog = parse_catalog(HUB_ONLY_CATALOG)
+    page.models = Models(parse_catalog(HUB_ONLY_CATALOG))
     reload(qtbot, page)
     assert page.banner.isVisible()
     assert "No model is installed yet" in page.banner.label.text()
@@ -96,7 +96,7 @@ def test_first_run_says_no_model_is_installed(qtbot: QtBot, page: ModelsPage) ->
 def test_download_moves_the_bar_to_100_and_installs_the_model(
     qtbot: QtBot, page: ModelsPage, context: UiContext, hub: FakeHub, published: bytes
 ) -> None:
-    page.catalog = parse_catalog(HUB_ONLY_CATALOG)
+    page.models = Models(parse_catalog(HUB_ONLY_CATALOG))
     reload(qtbot, page)
     hub.throttle_bps = 2_000_000
     seen: list[int] = []

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from hearth import paths
+from hearth import Models, paths
 from hearth.models import parse_catalog
 from hearth.ui.context import UiContext
 from hearth.ui.pages.catalog_model import STATUS
@@ -60,8 +60,8 @@ def page(qtbot: QtBot, context: UiContext, hub: FakeHub, tmp_path: Path) -> Mode
     widget.resize(1000, 620)
     widget.show()
     qtbot.waitSignal(widget.inventory_did_load).wait()
-    widget.catalog = parse_catalog(
-        CATALOG.format(commit=COMMIT, size=len(data), sha256=published.sha256)
+    widget.models = Models(
+        parse_catalog(CATALOG.format(commit=COMMIT, size=len(data), sha256=published.sha256))
     )
     with qtbot.waitSignal(widget.inventory_did_load):
         widget.refresh()

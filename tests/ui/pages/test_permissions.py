@@ -160,7 +160,9 @@ def test_connector_default_applies_to_all_its_tools_at_once(
 def test_a_connector_no_single_rule_can_cover_is_not_offered_a_default(
     qtbot: QtBot, desk: Desk
 ) -> None:
-    core = Assistant(plugins=[DeskPlugin(desk, extra=(weather_connector(),))], entry_points=False)
+    core = Assistant.open(
+        plugins=[DeskPlugin(desk, extra=(weather_connector(),))], entry_points=False
+    )
     context = UiContext(core)
     try:
         page = PermissionsPage(context)
@@ -203,7 +205,7 @@ def test_revoked_rules_are_listed_on_request(
 def real_files_page(qtbot: QtBot) -> Iterator[PermissionsPage]:
     """The dashboard over an assistant with only the real files connector: what users see."""
     connector = FilesConnector(FileLibrary(poll_seconds=0.5))
-    core = Assistant(plugins=[FilesPlugin(connector)], entry_points=False)
+    core = Assistant.open(plugins=[FilesPlugin(connector)], entry_points=False)
     context = UiContext(core)
     widget = PermissionsPage(context)
     qtbot.addWidget(widget)

@@ -46,7 +46,7 @@ def folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def assistant(folder: Path) -> Iterator[Assistant]:
-    core = Assistant(entry_points=False, start_connectors=False)
+    core = Assistant.open(entry_points=False, start_connectors=False)
     yield core
     core.close()
 
@@ -114,7 +114,7 @@ def mcp_assistant(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[A
     monkeypatch.delenv("HEARTH_DISABLE_PLUGINS")
     configure(Notes=stdio_server(tmp_path / "calls.log"))
     servers = McpPlugin()
-    core = Assistant(plugins=[servers], entry_points=False, start_connectors=False)
+    core = Assistant.open(plugins=[servers], entry_points=False, start_connectors=False)
     yield core
     core.close()
     servers.stop()

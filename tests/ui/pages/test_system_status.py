@@ -65,7 +65,7 @@ def assistant(backlight: Path, nmcli: RecordedRunner) -> Iterator[Assistant]:
         ],
         batteries=[PsutilBattery()],
     )
-    core = Assistant(plugins=[Plugin(SystemConnector(machine))], entry_points=False)
+    core = Assistant.open(plugins=[Plugin(SystemConnector(machine))], entry_points=False)
     yield core
     core.close()
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import click
 import pluggy
 
-from hearth.connector import Connector
+from hearth.plugins.connector import Connector
 from hearth.tools import Tool
 
 PROJECT = "hearth"

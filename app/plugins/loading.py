@@ -1,7 +1,7 @@
 """Loading plugins: built-in and third-party connectors and tools arrive through the same hooks.
 
 Sources are plugin objects handed to `load_plugins`, entry points in the `hearth.plugins` group
-and the user's plugin files (`hearth.user_plugins`). Entry points of the `hearth` distribution
+and the user's plugin files (`hearth.plugins.user_files`). Entry points of the `hearth` distribution
 itself are built-in; any other distribution's, and every user file, are third-party and are
 skipped while `HEARTH_DISABLE_PLUGINS` is set. A plugin the user turned off is not imported. A
 plugin that fails to import, whose hook raises, or whose names clash is reported and skipped as
@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 import click
 import pluggy
 
-from hearth.connector import Connector, PluginError
-from hearth.hookspecs import PROJECT, HookSpecs
 from hearth.paths import plugins_dir
-from hearth.plugin_report import (
+from hearth.plugins.connector import Connector, PluginError
+from hearth.plugins.hookspecs import PROJECT, HookSpecs
+from hearth.plugins.report import (
     Candidate,
     Change,
     Parts,
@@ -33,8 +33,8 @@ from hearth.plugin_report import (
     PluginInfo,
     PluginReport,
 )
+from hearth.plugins.user_files import disabled_plugins, load_plugin_file, plugin_files, plugin_name
 from hearth.tools import Tool, ToolRegistry
-from hearth.user_plugins import disabled_plugins, load_plugin_file, plugin_files, plugin_name
 
 __all__ = [
     "DISABLE_ENV",

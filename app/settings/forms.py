@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import pydantic
 
-from hearth.settings import SettingsError, SettingsStore, secret_fields
+from hearth.settings.model import SettingsError, SettingsStore, secret_fields
 
 
 @dataclass(frozen=True)

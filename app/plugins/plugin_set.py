@@ -16,12 +16,12 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from hearth.connector import Connector, PluginError
 from hearth.paths import plugins_dir
-from hearth.plugin_report import Change, PluginFailure, PluginInfo, PluginReport
-from hearth.plugins import install, load_plugins, uninstall, user_candidates
+from hearth.plugins.connector import Connector, PluginError
+from hearth.plugins.loading import install, load_plugins, uninstall, user_candidates
+from hearth.plugins.report import Change, PluginFailure, PluginInfo, PluginReport
+from hearth.plugins.user_files import disabled_plugins, is_plugin_file, set_plugin_disabled
 from hearth.tools import ToolRegistry
-from hearth.user_plugins import disabled_plugins, is_plugin_file, set_plugin_disabled
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,11 @@ class PluginSet:
         self.report: PluginReport = load_plugins(
             registry, plugins=plugins, entry_points=entry_points, user_files=user_files
         )
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The registry the plugins' tools live in (swapped in place on reload)."""
+        return self._registry
 
     def infos(self) -> list[PluginInfo]:
         with self._lock:

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 
-from hearth.connector import Connector, PluginError
-from hearth.hookspecs import PROJECT, hookimpl
 from hearth.paths import config_dir, write_json_atomically
+from hearth.plugins.connector import Connector, PluginError
+from hearth.plugins.hookspecs import PROJECT, hookimpl
 from hearth.tools import Tool
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from typing import Literal
 
 import click
 
-from hearth.connector import Connector
+from hearth.plugins.connector import Connector
 
 Source = Literal["built-in", "package", "user", "given"]
 State = Literal["loaded", "failed", "disabled"]

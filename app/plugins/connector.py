@@ -17,7 +17,7 @@ import click
 import pydantic
 
 from hearth.errors import HearthError
-from hearth.tools import Tool
+from hearth.tools import ScopeKind, Tool
 from hearth.tools.decorator import ToolMethod
 
 CONNECTOR_NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -64,11 +64,14 @@ class Connector:
     A connector whose resources can be spelt more than one way defines
     `canonical_resource(value) -> str`, its own parser: every `@tool` of it with a `scope` gets
     each scoped value through it before the gate rules (see `Tool.canonical_arguments`).
+    `scope_kind` is how the values its `@tool`s' scopes name are matched ("path"); a tool that
+    says its own kind keeps it.
     """
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    scope_kind: ClassVar[ScopeKind | None] = None
     keywords: tuple[str, ...] = ()
     settings: type[pydantic.BaseModel] | None = None
     test_connection: Callable[[Any], object] | None = None
@@ -96,6 +99,13 @@ class Connector:
             self.keywords = tuple(keywords)
         self._extra_tools = tuple(tools)
         self._check()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check the hooks each `@tool` method names, so a misspelt one fails at import."""
+        super().__init_subclass__(**kwargs)
+        for _, value in _class_attributes(cls):
+            if isinstance(value, ToolMethod):
+                value.check_hooks(cls, cls.name)
 
     @functools.cached_property
     def tools(self) -> tuple[Tool, ...]:

@@ -1,0 +1,1 @@
+"""A connector's settings: the stored model (`model`, secrets in the keyring), form (`forms`)."""
