@@ -1,4 +1,4 @@
-"""One SQLite file for Hearth's durable state: WAL, `synchronous=FULL`, versioned schemas.
+"""One SQLite file for Hearth's durable state, opened by `open_sqlite`, with versioned schemas.
 
 Each thread gets its own connection, because sqlite3 connections must not be shared while
 in use. Writes go through `Database.transaction()`, which takes the write lock up front
@@ -19,9 +19,9 @@ from typing import Any
 
 from hearth import paths
 from hearth.errors import HearthError
+from hearth.sqlite import open_sqlite
 from hearth.store.owners import Owner, lock_folder
 
-BUSY_TIMEOUT_S = 10.0
 DATABASE_NAME = "hearth.db"
 
 # One migration step is a list of single SQL statements: executescript() would commit
@@ -105,12 +105,8 @@ class Database:
             if self._closed:
                 raise StoreError(self.path, "the database has been closed")
             with self.translate_errors():
-                conn = sqlite3.connect(
-                    self.path,
-                    timeout=BUSY_TIMEOUT_S,
-                    isolation_level=None,
-                    check_same_thread=False,  # only so close() may close it from any thread
-                )
+                # Durable: conversations, the audit log and consent rules exist nowhere else.
+                conn = open_sqlite(self.path, durable=True)
                 try:
                     _configure(conn, self.path)
                 except BaseException:
@@ -249,14 +245,10 @@ def _translated(path: Path, exc: sqlite3.DatabaseError) -> Exception:
 
 def _configure(conn: sqlite3.Connection, path: Path) -> None:
     conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-    # Reading the journal mode is the first touch of the file, so a non-database fails here.
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    # open_sqlite asks for WAL; this file is shared between processes, so it must have it.
+    mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
     if str(mode).lower() != "wal":
         raise StoreError(path, f"the file system does not support WAL (journal mode is {mode})")
-    # FULL makes each commit durable across power loss, not only across a crash.
-    conn.execute("PRAGMA synchronous = FULL")
-    conn.execute("PRAGMA foreign_keys = ON")
 
 
 def open_database(path: Path | None = None) -> Database:

@@ -1,9 +1,9 @@
 """The calendar cache's SQLite file: its schema, connections, and what happens when it is damaged.
 
-One file (WAL, `synchronous=FULL`, since the queue holds the user's own edits). A damaged file,
-or one written by another schema version, is set aside with its WAL and a fresh one made; the
-queue's open rows are copied over when they can still be read, and `repaired` says what became
-of them either way. The tables' meaning and their rows are `cache.CalendarCache`'s business.
+One file in WAL mode. A damaged file, or one written by another schema version, is set aside
+with its WAL and a fresh one made; the queue's open rows are copied over when they can still be
+read, and `repaired` says what became of them either way. The tables' meaning and their rows
+are `cache.CalendarCache`'s business.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hearth import open_sqlite
 from hearth.connectors.calendar.errors import CalendarError
 
 log = logging.getLogger(__name__)
@@ -124,15 +125,8 @@ class CacheFile:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(
-                self.path, timeout=30, isolation_level=None, check_same_thread=False
-            )
-            try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=FULL")
-            except sqlite3.DatabaseError:
-                conn.close()
-                raise
+            # Durable: the queue holds edits the user made offline, not yet on the server.
+            conn = open_sqlite(self.path, durable=True)
             self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)
@@ -142,7 +136,7 @@ class CacheFile:
 def _salvage_queue(kept: Path) -> tuple[list[tuple[object, ...]], str | None]:
     """The open queue rows of a set-aside cache file, or why they could not be read."""
     try:
-        conn = sqlite3.connect(kept, isolation_level=None)
+        conn = open_sqlite(kept, durable=False)  # read once, to copy the queue out
     except sqlite3.Error as error:
         return [], str(error)
     try:

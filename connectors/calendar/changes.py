@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sqlite3
 import threading
 import uuid
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import Literal
 
 import icalendar
 
-from hearth import UndoFailed
+from hearth import UndoFailed, open_sqlite
 
 Action = Literal["created", "updated", "deleted"]
 
@@ -41,9 +40,8 @@ class ChangeLog:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        # Durable: what a change replaced is kept nowhere else, and undo needs it.
+        self._db = open_sqlite(path, durable=True)
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS changes (id TEXT PRIMARY KEY, action TEXT, "
             "calendar TEXT, uid TEXT, before_ics TEXT, after_etag TEXT)"

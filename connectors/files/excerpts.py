@@ -9,8 +9,9 @@ whole of a long file for every hit shown.
 from __future__ import annotations
 
 import re
-import sqlite3
 import threading
+
+from hearth import open_sqlite
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _EXCERPT_CHARS = 60
@@ -23,7 +24,7 @@ class Stemmer:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._conn = open_sqlite(":memory:", durable=False)  # in memory: nothing to keep
         self._conn.execute(f"CREATE VIRTUAL TABLE words USING fts5(word, tokenize = '{TOKENIZER}')")
         self._conn.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(words, instance)")
 

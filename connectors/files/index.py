@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from hearth import HearthError
+from hearth import HearthError, open_sqlite
 from hearth.connectors.files.errors import FilesError
 from hearth.connectors.files.excerpts import Stemmer, excerpt
 from hearth.connectors.files.schema import prepare
@@ -94,13 +94,8 @@ class FileIndex:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
-            try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-            except sqlite3.DatabaseError:
-                conn.close()
-                raise
+            # Not durable: it mirrors the files on disk, and a scan brings back what was lost.
+            conn = open_sqlite(self.path, durable=False, isolation_level="DEFERRED")
             self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)

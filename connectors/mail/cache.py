@@ -9,13 +9,13 @@ text of the bodies read; the user's words reach it only as quoted FTS strings.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from hearth import open_sqlite
 from hearth.connectors.mail.cache_rows import (
     ENVELOPE_COLUMNS,
     SCHEMA,
@@ -39,8 +39,8 @@ class MailCache:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(path, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        # Not durable: it mirrors the server, and the next sync brings back what a power cut lost.
+        self._conn = open_sqlite(path, durable=False, isolation_level="DEFERRED")
         self._prepare()
 
     def close(self) -> None:

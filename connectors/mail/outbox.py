@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast, get_args
 
+from hearth import open_sqlite
+
 __all__ = ["IllegalTransition", "Outbox", "OutboxEntry", "OutboxState"]
 
 OutboxState = Literal["queued", "sending", "sent", "filed", "unknown", "failed", "discarded"]
@@ -75,13 +77,9 @@ class Outbox:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._clock = clock
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            path, check_same_thread=False, isolation_level=None, timeout=10.0
-        )
+        # Durable: every state change must survive a power cut before SMTP goes on.
+        self._conn = open_sqlite(path, durable=True)
         with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # Every state change must survive a power cut before SMTP goes on.
-            self._conn.execute("PRAGMA synchronous=FULL")
             self._conn.execute(_SCHEMA)
 
     def close(self) -> None:
