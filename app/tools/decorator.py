@@ -6,13 +6,23 @@ import inspect
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pydantic
 
 from hearth.timeslots import TimeSlot
 from hearth.tools.define import make_tool
-from hearth.tools.tool import Effect, Notified, Scope, ScopeKind, Tool, ToolDefinitionError
+from hearth.tools.errors import ToolDefinitionError
+from hearth.tools.tool import Effect, Notified, Scope, ScopeKind, Tool
+
+# The hooks a method may name instead of giving a function, with what each takes after `self`.
+_NAMED_HOOKS: dict[str, tuple[str, ...]] = {
+    "undo": ("arguments", "result"),
+    "check": ("arguments",),
+    "notifies": ("arguments",),
+    "preview": ("arguments",),
+    "slots": ("arguments",),
+}
 
 
 def tool(
@@ -37,7 +47,8 @@ def tool(
     and so may `check`, `(self, arguments)`, which raises `ToolFailure` for a call that cannot
     run, `notifies`, `(self, arguments)`, which returns the addresses a call would notify, and
     `preview`, `(self, arguments)`, the text a card shows before the call runs, and `slots`,
-    `(self, arguments)`, the `TimeSlot`s a card draws for it.
+    `(self, arguments)`, the `TimeSlot`s a card draws for it. A name that is no method of the
+    connector, or a method taking other arguments, fails as the connector's class is made.
     """
 
     def decorate(function: Callable[..., Any]) -> Any:
@@ -82,7 +93,7 @@ class ToolOptions:
     slots: Callable[[Mapping[str, Any]], Sequence[TimeSlot]] | str | None = None
 
     def build(self, function: Callable[..., Any], name: str, **changes: Any) -> Tool:
-        for hook in ("undo", "check", "notifies", "preview", "slots"):
+        for hook in _NAMED_HOOKS:
             if isinstance(changes.get(hook, getattr(self, hook)), str):
                 raise ToolDefinitionError(
                     f"tool {name!r}: {hook} names a method, so the tool must be a connector's "
@@ -106,6 +117,16 @@ class ToolOptions:
         return make_tool(function, name=name, **options)
 
 
+class ToolOwner(Protocol):
+    """The object a `@tool` method's tool is bound to: a `Connector`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def scope_kind(self) -> ScopeKind | None: ...
+
+
 class ToolMethod:
     """A connector method decorated with `@tool`: each connector object gets its own `Tool`.
 
@@ -123,7 +144,7 @@ class ToolMethod:
     def __set_name__(self, owner: type, attribute: str) -> None:
         self._attribute = attribute
 
-    def __get__(self, instance: object, owner: type | None = None) -> Any:
+    def __get__(self, instance: ToolOwner | None, owner: type | None = None) -> Any:
         if instance is None:
             return self
         cache: dict[str, Tool] = instance.__dict__.setdefault("_hearth_tools", {})
@@ -131,38 +152,59 @@ class ToolMethod:
             cache[self._attribute] = self._bind(instance)
         return cache[self._attribute]
 
-    def _bind(self, instance: object) -> Tool:
+    def check_hooks(self, owner: type, owner_name: str) -> None:
+        """Refuse a hook naming no method of the class `owner`, or one taking other arguments.
+
+        `Connector` calls this as each subclass is made, so a misspelt hook fails when the
+        plugin's module is imported rather than when its tools are first built.
+        """
+        for hook, parameters in _NAMED_HOOKS.items():
+            attribute = getattr(self.options, hook)
+            if isinstance(attribute, str) and (
+                problem := _hook_problem(owner, attribute, parameters)
+            ):
+                raise ToolDefinitionError(f"tool {self._name(owner_name)!r}: {hook} {problem}")
+
+    def _name(self, owner_name: str) -> str:
+        return self.options.name or f"{owner_name}.{self.function.__name__}"
+
+    def _bind(self, instance: ToolOwner) -> Tool:
         bound = self.function.__get__(instance)
-        owner_name = str(getattr(instance, "name", ""))
-        name = self.options.name or f"{owner_name}.{self.function.__name__}"
+        name = self._name(instance.name)
         scope_kind = self.options.scope_kind
         names = self.options.scope is not None or self.options.resource is not None
         if names and scope_kind is None:
-            scope_kind = getattr(instance, "scope_kind", None)
-        undo = self.options.undo
-        if isinstance(undo, str):
-            method = getattr(instance, undo, None)
-            if not callable(method):
-                raise ToolDefinitionError(f"tool {name!r}: undo names no method {undo!r}")
-            undo = _typed_undo(method, self.function)
+            scope_kind = instance.scope_kind
         hooks = {
-            hook: _method(instance, name, hook, value)
-            for hook in ("check", "notifies", "preview", "slots")
-            if isinstance(value := getattr(self.options, hook), str)
+            hook: getattr(instance, attribute)
+            for hook in _NAMED_HOOKS
+            if isinstance(attribute := getattr(self.options, hook), str)
         }
+        if "undo" in hooks:
+            hooks["undo"] = _typed_undo(hooks["undo"], self.function)
         # The connector owns its resources' spelling: its parser canonicalises every scoped
         # value of every tool it has, so no tool can be declared without it by mistake.
         parser = getattr(instance, "canonical_resource", None)
         if self.options.scope is not None and callable(parser):
             hooks["canonical"] = parser
-        return self.options.build(bound, name, scope_kind=scope_kind, undo=undo, **hooks)
+        return self.options.build(bound, name, scope_kind=scope_kind, **hooks)
 
 
-def _method(instance: object, tool_name: str, hook: str, attribute: str) -> Callable[..., Any]:
-    method = getattr(instance, attribute, None)
+def _hook_problem(owner: type, attribute: str, parameters: tuple[str, ...]) -> str | None:
+    method = getattr(owner, attribute, None)
     if not callable(method):
-        raise ToolDefinitionError(f"tool {tool_name!r}: {hook} names no method {attribute!r}")
-    return method  # type: ignore[no-any-return]
+        return f"names no method {attribute!r} of {owner.__name__}"
+    try:
+        signature = inspect.signature(method)
+    except (TypeError, ValueError):
+        return None  # a callable Python cannot describe: nothing to check it against
+    # Read from the class, a plain method still takes `self`; a static or class method does not.
+    takes_self = inspect.isfunction(inspect.getattr_static(owner, attribute))
+    try:
+        signature.bind(*[None] * (len(parameters) + takes_self))
+    except TypeError:
+        return f"method {attribute!r} must take ({', '.join(('self', *parameters))})"
+    return None
 
 
 def _is_method(function: Callable[..., Any]) -> bool:

@@ -16,16 +16,9 @@ from typing import Any, get_args
 import pydantic
 
 from hearth.timeslots import TimeSlot
-from hearth.tools.tool import (
-    Effect,
-    Notified,
-    Scope,
-    ScopeKind,
-    Tool,
-    ToolDefinitionError,
-    arguments_model,
-    unsupported_type_error,
-)
+from hearth.tools.errors import ToolDefinitionError
+from hearth.tools.signature import arguments_model, unsupported_type_error
+from hearth.tools.tool import Effect, Notified, Scope, ScopeKind, Tool
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
 _SECTION = re.compile(r"^(?P<name>[A-Z][A-Za-z ]*):\s*$")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator
 
-from hearth.tools.tool import Tool, ToolDefinitionError
+from hearth.tools.errors import ToolDefinitionError
+from hearth.tools.tool import Tool
 
 
 class DuplicateToolError(ToolDefinitionError):

@@ -6,7 +6,7 @@ range, "volume:0-60"); every change is read back and its old value kept as the u
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 import pydantic
@@ -22,6 +22,31 @@ from hearth.connectors.system.results import SettingChanged, SystemStatus
 Percent = Annotated[int, pydantic.Field(ge=0, le=100)]
 
 
+def _changes(
+    setting: Setting,
+    *,
+    keywords: tuple[str, ...],
+    check: str,
+    preview: str,
+    range_arg: str | None = None,
+) -> Callable[[Callable[..., Any]], Any]:
+    """`@tool` for a method that changes `setting` alone and is undone by `undo`.
+
+    Rules name the setting (the tool's fixed `resource`), or for a level a range of it
+    (`range_arg`); `check` and `preview` name the methods that look before anyone is asked.
+    """
+    return tool(
+        effect="system",
+        resource=setting,
+        scope_kind="setting",
+        range_arg=range_arg,
+        keywords=keywords,
+        check=check,
+        preview=preview,
+        undo="undo",
+    )
+
+
 class SystemTools:
     """The system connector's tools, over the controls of one `Machine`."""
 
@@ -29,22 +54,17 @@ class SystemTools:
 
     @tool(
         effect="read",
-        name="system.status",
         keywords=("status", "battery", "charge", "wifi", "volume", "brightness", "settings"),
     )
     def status(self) -> SystemStatus:
         """Read Wi-Fi, volume, mute, brightness, do-not-disturb and the battery."""
         return read_status(self.machine)
 
-    @tool(
-        effect="system",
-        resource="wifi",
-        scope_kind="setting",
-        name="system.set_wifi",
+    @_changes(
+        "wifi",
         keywords=("wifi", "wi-fi", "wireless", "network", "internet", "offline", "online"),
         check="check_wifi",
         preview="preview_wifi",
-        undo="undo",
     )
     def set_wifi(self, enabled: bool) -> SettingChanged:
         """Turn Wi-Fi on or off.
@@ -54,16 +74,12 @@ class SystemTools:
         """
         return self._set("wifi", enabled)
 
-    @tool(
-        effect="system",
-        resource="volume",
-        scope_kind="setting",
-        range_arg="level",
-        name="system.set_volume",
+    @_changes(
+        "volume",
         keywords=("volume", "sound", "louder", "quieter", "loud", "quiet", "speaker"),
         check="check_volume",
         preview="preview_volume",
-        undo="undo",
+        range_arg="level",
     )
     def set_volume(self, level: Percent) -> SettingChanged:
         """Set the speaker volume.
@@ -73,15 +89,11 @@ class SystemTools:
         """
         return self._set("volume", level)
 
-    @tool(
-        effect="system",
-        resource="mute",
-        scope_kind="setting",
-        name="system.mute",
+    @_changes(
+        "mute",
         keywords=("mute", "unmute", "silence", "sound", "volume"),
         check="check_mute",
         preview="preview_mute",
-        undo="undo",
     )
     def mute(self, muted: bool) -> SettingChanged:
         """Mute or unmute the speakers; the volume level is kept.
@@ -91,16 +103,12 @@ class SystemTools:
         """
         return self._set("mute", muted)
 
-    @tool(
-        effect="system",
-        resource="brightness",
-        scope_kind="setting",
-        range_arg="level",
-        name="system.set_brightness",
+    @_changes(
+        "brightness",
         keywords=("brightness", "bright", "dim", "darker", "brighter", "screen", "display"),
         check="check_brightness",
         preview="preview_brightness",
-        undo="undo",
+        range_arg="level",
     )
     def set_brightness(self, level: Percent) -> SettingChanged:
         """Set the screen brightness.
@@ -110,15 +118,11 @@ class SystemTools:
         """
         return self._set("brightness", level)
 
-    @tool(
-        effect="system",
-        resource="do_not_disturb",
-        scope_kind="setting",
-        name="system.set_do_not_disturb",
+    @_changes(
+        "do_not_disturb",
         keywords=("disturb", "dnd", "notifications", "focus", "quiet", "interruptions"),
         check="check_do_not_disturb",
         preview="preview_do_not_disturb",
-        undo="undo",
     )
     def set_do_not_disturb(self, enabled: bool) -> SettingChanged:
         """Turn do-not-disturb on or off: on hides notification pop-ups.

@@ -36,21 +36,7 @@ def test_a_method_names_its_check_and_the_tool_runs_it() -> None:
         added.check({"title": " "})
 
 
-def test_a_check_must_name_a_method_of_a_connector() -> None:
-    class Broken:
-        name = "broken"
-
-        @tool(effect="write", check="nope")
-        def add(self, title: str) -> str:
-            """Save a note.
-
-            Args:
-                title: A short title.
-            """
-            return title
-
-    with pytest.raises(ToolDefinitionError, match="check names no method 'nope'"):
-        _ = Broken().add
+def test_only_a_connector_method_can_name_its_check() -> None:
     with pytest.raises(ToolDefinitionError, match="check names a method"):
 
         @tool(effect="write", check="nope")
