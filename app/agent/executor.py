@@ -14,26 +14,32 @@ is committed there before the item changes. A call that raises after journaling 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Collection, Generator
-from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
 
-from hearth.agent.asking import Asker, Decided, fail_closed, plain
+from hearth.agent.asking import Asker, Decided, fail_closed
+from hearth.agent.pages import result_text
+from hearth.agent.refusals import (
+    Refusal,
+    as_read,
+    cannot_run,
+    judged_tool,
+    validated,
+    world_error,
+)
 from hearth.agent.steps import Outcome, Step, ToolProposed, ToolRan
 from hearth.consent import ConsentGate, OutsideText, TaintNote, TaintTracker, Verdict
 from hearth.errors import ToolCrashed, ToolFailure
 from hearth.generation import MalformedToolCall
-from hearth.journal import journaling
 from hearth.messages import CancelToken, ToolCall
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, IntentLog, Journal, Steps, UndoLog
-from hearth.tools import Tool, ToolArgumentsError, ToolRegistry
+from hearth.store.journal import journaling
+from hearth.tools import Tool, ToolRegistry, summary_of
 
-RESULT_LIMIT = 4000
 MALFORMED_NAME = "invalid_tool_call"
 _RAW_LIMIT = 2000
 
@@ -75,13 +81,13 @@ class Executor:
         """
         tool = self.tools.get(call.name)
         proposed = call
-        arguments, refusal = self._validated(tool, call, offered)
+        arguments, refusal = validated(tool, call, offered)
         judged = tool
         if refusal is None and tool is not None and arguments is not None:
-            call = _as_read(call, tool, arguments)
-            refusal = _cannot_run(tool, arguments)
+            call = as_read(call, tool, arguments)
+            refusal = cannot_run(tool, arguments)
             if refusal is None:
-                judged, refusal = _judged(tool, arguments)
+                judged, refusal = judged_tool(tool, arguments)
         preview = tool.preview_text(arguments) if tool and arguments is not None else None
         yield ToolProposed(call, judged, preview)
         key = None if conversation_id is None else str(conversation_id)
@@ -98,17 +104,13 @@ class Executor:
             else:
                 decided = Decided(_by_rule(verdict), arguments)
             taint = verdict.taint
-        self._audit_decision(call, conversation_id, taint, decided, proposed=proposed)
         if not decided.ruling.allowed or tool is None or decided.arguments is None:
-            text = f"Error: {refused.wording}" if refused else f"Denied: {decided.ruling.wording}"
-            outcome: Outcome = "invalid" if refused else "denied"
-            observation = text
-            if refusal is not None and refusal.quotes_outside:
-                # The world's words (a name that does not exist, and the ones that do) are
-                # outside text like any tool output: fenced, and read by the rule of two.
-                observation = self.taint.fence(OutsideText(text, refusal.source))
-            ran = ToolRan(call, outcome, observation, decided.ruling, result=text)
+            ran = self._refused(call, decided, refusal)
+            self._audit_decision(
+                call, conversation_id, taint, decided, proposed=proposed, summary=ran.summary
+            )
         else:
+            self._audit_decision(call, conversation_id, taint, decided, proposed=proposed)
             try:
                 ran = self._run(call, tool, decided, conversation_id)
             except ToolCrashed as crash:
@@ -126,34 +128,27 @@ class Executor:
         yield ran
         return ran
 
+    def _refused(self, call: ToolCall, decided: Decided, refusal: Refusal | None) -> ToolRan:
+        """A call that will not run, as the model reads it: refused before the gate, or denied."""
+        refused = refusal.ruling if refusal is not None else None
+        text = f"Error: {refused.wording}" if refused else f"Denied: {decided.ruling.wording}"
+        outcome: Outcome = "invalid" if refused else "denied"
+        observation = text
+        if refusal is not None and refusal.quotes_outside:
+            # The world's words (a name that does not exist, and the ones that do) are
+            # outside text like any tool output: fenced, and read by the rule of two.
+            observation = self.taint.fence(OutsideText(text, refusal.source))
+        return ToolRan(call, outcome, observation, decided.ruling, result=text)
+
     def refuse_malformed(self, failure: MalformedToolCall, conversation_id: int | None) -> ToolRan:
         """Put a call that never parsed on the record, refused; what the model reads about it."""
         call = ToolCall(MALFORMED_NAME, {"raw": failure.raw[:_RAW_LIMIT]})
         wording = f"that tool call could not be used: {failure.reason}"
         ruling = fail_closed(Reason.MALFORMED, wording)
-        self._audit_decision(call, conversation_id, (), Decided(ruling))
         text = f"Error: {wording}"
-        return ToolRan(call, "invalid", text, ruling, result=text)
-
-    def _validated(
-        self, tool: Tool | None, call: ToolCall, offered: Collection[str] | None
-    ) -> tuple[dict[str, Any] | None, Refusal | None]:
-        """The call's arguments checked, converted and put in their owners' canonical spelling,
-        or the fail-closed refusal."""
-        if tool is None:
-            wording = f"there is no tool named {call.name!r}"
-            return None, Refusal(fail_closed(Reason.UNKNOWN_TOOL, wording))
-        if offered is not None and call.name not in offered:
-            wording = f"{call.name!r} was not offered for this step, so it cannot run now"
-            return None, Refusal(fail_closed(Reason.NOT_OFFERED, wording))
-        try:
-            checked = plain(tool.validate(call.arguments))
-        except ToolArgumentsError as error:
-            return None, Refusal(fail_closed(Reason.INVALID_ARGUMENTS, str(error)))
-        try:
-            return tool.canonical_arguments(checked), None
-        except (ToolFailure, OSError) as error:
-            return checked, _world_refusal(tool, checked, error)
+        ran = ToolRan(call, "invalid", text, ruling, result=text)
+        self._audit_decision(call, conversation_id, (), Decided(ruling), summary=ran.summary)
+        return ran
 
     def _run(
         self, call: ToolCall, tool: Tool, decided: Decided, conversation_id: int | None
@@ -167,7 +162,7 @@ class Executor:
             with journaling(journal.step):
                 result = tool.invoke(arguments)
         except (ToolFailure, OSError) as error:
-            outcome, text = self._stopped(call, intent, journal, _world_error(error), started)
+            outcome, text = self._stopped(call, intent, journal, world_error(error), started)
             # An error message can carry outside text too (a server's reply, a file name).
             observation = self.taint.fence(OutsideText(text, tool.source(arguments, failed=True)))
             elapsed = (time.perf_counter() - started) * 1000
@@ -187,14 +182,18 @@ class Executor:
             self._stopped(call, intent, journal, str(crash), started)
             raise crash from error
         elapsed = (time.perf_counter() - started) * 1000
-        text = _as_text(result)
+        text, summary = result_text(result), summary_of(result)
         if journal.entry is not None and self.undo_log is not None:
             # Before `executed` is written, so an executed call always has its whole undo.
             self.undo_log.finish(call.id, to_jsonable_python(result, fallback=str))
         if intent is not None:
             self.intents.executed(intent, text[:200])
         self.audit.record_outcome(
-            call.id, "executed", result_summary=text, duration_ms=round(elapsed)
+            call.id,
+            "executed",
+            result_summary=text,
+            card_summary=summary,
+            duration_ms=round(elapsed),
         )
         observation = self.taint.fence(OutsideText(text, tool.source(arguments)))
         undoable = journal.entry is not None
@@ -207,6 +206,8 @@ class Executor:
             undoable,
             result=text,
             arguments=arguments,
+            returned=result,
+            summary=summary,
         )
 
     def _journal(
@@ -231,7 +232,13 @@ class Executor:
         if intent is not None:
             (self.intents.partial if steps else self.intents.failed)(intent, text)
         elapsed = round((time.perf_counter() - started) * 1000)
-        self.audit.record_outcome(call.id, outcome, result_summary=text, duration_ms=elapsed)
+        self.audit.record_outcome(
+            call.id,
+            outcome,
+            result_summary=text,
+            card_summary=summary_of(text),
+            duration_ms=elapsed,
+        )
         return outcome, text
 
     def _audit_decision(
@@ -242,7 +249,9 @@ class Executor:
         decided: Decided,
         *,
         proposed: ToolCall | None = None,
+        summary: str | None = None,
     ) -> None:
+        """The decision's row; `summary` is the card's line of a call that will not run."""
         ruling = decided.ruling
         self.audit.append(
             call_id=call.id,
@@ -254,52 +263,8 @@ class Executor:
             conversation_id=conversation_id,
             taint=taint,
             result_summary=ruling.wording,
+            card_summary=summary,
         )
-
-
-def _as_read(call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> ToolCall:
-    """The call as cards and steps show it: the model's arguments, with each one naming a
-    resource in the spelling the gate rules on and the tool will use."""
-    parsed = {name: arguments[name] for name in tool.scope_args if name in call.arguments}
-    return replace(call, arguments={**call.arguments, **parsed}) if parsed else call
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why a call was refused before the gate; `source` is set when the reason is the world's
-    own words (a tool's `check` or parser), which may quote outside text."""
-
-    ruling: Ruling
-    source: str = ""
-
-    @property
-    def quotes_outside(self) -> bool:
-        return bool(self.source)
-
-
-def _world_refusal(tool: Tool, arguments: dict[str, Any], error: ToolFailure | OSError) -> Refusal:
-    ruling = fail_closed(Reason.CANNOT_RUN, f"this call cannot run: {_world_error(error)}")
-    return Refusal(ruling, tool.source(arguments, failed=True))
-
-
-def _cannot_run(tool: Tool, arguments: dict[str, Any]) -> Refusal | None:
-    """The refusal of a call its tool's `check` says cannot run, so no one is asked about it."""
-    if tool.check is None:
-        return None
-    try:
-        tool.check(arguments)
-    except (ToolFailure, OSError) as error:
-        return _world_refusal(tool, arguments, error)
-    return None
-
-
-def _judged(tool: Tool, arguments: dict[str, Any]) -> tuple[Tool, Refusal | None]:
-    """The tool as the gate judges this call: a send when it notifies people (invitations)."""
-    try:
-        invitation = tool.as_invitation(arguments)
-    except (ToolFailure, OSError) as error:
-        return tool, _world_refusal(tool, arguments, error)
-    return invitation or tool, None
 
 
 def _by_rule(verdict: Verdict) -> Ruling:
@@ -313,21 +278,6 @@ def _by_rule(verdict: Verdict) -> Ruling:
 def _partly_done(steps: Steps, *, undoable: bool) -> str:
     undo = " Undo can put them back." if undoable else ""
     return (
-        f"Partly done; begun before the error (the last may be unchanged): {_as_text(steps)}.{undo}"
+        f"Partly done; begun before the error (the last may be unchanged): {result_text(steps)}."
+        f"{undo}"
     )
-
-
-def _world_error(error: ToolFailure | OSError) -> str:
-    if isinstance(error, ToolFailure):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
-
-
-def _as_text(result: Any) -> str:
-    if isinstance(result, str):
-        text = result
-    else:
-        text = json.dumps(to_jsonable_python(result, fallback=str), ensure_ascii=False)
-    if len(text) > RESULT_LIMIT:
-        return f"{text[:RESULT_LIMIT]}\n[... {len(text) - RESULT_LIMIT} more characters cut]"
-    return text

@@ -21,7 +21,7 @@ from hearth.generation import AnswerDelta, ReasoningDelta
 from hearth.messages import Message, ToolCall
 from hearth.ruling import DURATION_WORDS, Duration, Ruling
 from hearth.timeslots import TimeSlot
-from hearth.tools import Tool
+from hearth.tools import Tool, summary_of
 
 ALLOWED_DURATIONS: tuple[Duration, ...] = ("conversation", "hour", "always")
 DEFAULT_TIMEOUT_S = 300.0
@@ -235,9 +235,11 @@ class ToolRan:
     """What happened to a proposed call.
 
     `observation` is what the model reads next (fenced when it holds outside text); `result` is
-    the same text unfenced, for the user; `ruling` says who decided and why. `arguments` are
-    the ones that actually ran (the user's edit, else the validated proposal; None when nothing
-    ran), while `call.arguments` stays what the model proposed.
+    the same text unfenced; `ruling` says who decided and why. `arguments` are the ones that
+    actually ran (the user's edit, else the validated proposal; None when nothing ran), while
+    `call.arguments` stays what the model proposed. `returned` is the tool's typed result, whole
+    even when the model read one page of it (None for a refusal or a failure); `summary` the card's
+    reading of it, made here in the core (`summary_of`), or of `result` when nothing returned.
     """
 
     call: ToolCall
@@ -248,6 +250,13 @@ class ToolRan:
     undoable: bool = False
     result: str = ""
     arguments: dict[str, Any] | None = None
+    returned: object = None
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.summary:
+            read = self.result if self.returned is None else self.returned
+            object.__setattr__(self, "summary", summary_of(read))
 
 
 @dataclass(slots=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 from collections.abc import Sequence
@@ -11,18 +10,23 @@ from typing import cast
 
 import click
 
-from hearth.consent import RuleBook
-from hearth.display import shown
-from hearth.ruling import Decider, Reason
-from hearth.store import AuditEntry, AuditLog, Decision, ExportFormat, RuleTable, open_database
+from hearth import (
+    AuditEntry,
+    AuditLog,
+    Decider,
+    Decision,
+    ExportFormat,
+    RuleBook,
+    RuleTable,
+    open_database,
+    shown,
+)
 
 _SUMMARY_WIDTH = 48
 _HEADER = ("ID", "TIME", "CONV", "CALL", "TOOL", "DECISION", "BY", "OUTCOME", "MS", "RESULT")
 # Narrowed in this order when the table is wider than the terminal, each down to its floor.
 _SHRINK_ORDER = (("RESULT", 12), ("CALL", 8), ("TOOL", 10), ("BY", 12))
 _GAP = "  "
-# Rows written before decisions were typed name their rule by id: "rule ID", "user (rule ID)".
-_LEGACY_RULE = re.compile(r"\brule ([0-9a-f-]{8,})")
 
 
 @click.group("audit")
@@ -113,11 +117,9 @@ def _row(entry: AuditEntry, rules: RuleBook) -> tuple[str, ...]:
 def _decided_by(entry: AuditEntry, rules: RuleBook) -> str:
     """Who decided, naming a rule by what it allows or refuses, never by its id."""
     ruling = entry.ruling
-    legacy = _LEGACY_RULE.search(entry.decided_by) if ruling.reason is Reason.UNRECORDED else None
-    rule_id = ruling.rule_id or (legacy.group(1) if legacy else None)
-    if rule_id is None or ruling.rule_text:
-        return entry.decided_by if ruling.reason is Reason.UNRECORDED else ruling.by_whom()
-    rule = rules.get(rule_id)
+    if ruling.rule_id is None or ruling.rule_text:
+        return ruling.by_whom()
+    rule = rules.get(ruling.rule_id)
     text = rule.describe() if rule is not None else "a rule since removed"
     return f"rule: {text}" if ruling.decider is Decider.RULE else f"you, new rule: {text}"
 

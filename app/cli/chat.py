@@ -11,35 +11,36 @@ from pathlib import Path
 
 import click
 
-from hearth.agent import (
+from hearth import (
+    MAX_THREADS,
     AgentConfig,
+    AgentSession,
     AnswerDelta,
+    Assistant,
     CallMalformed,
+    CancelToken,
+    ChatModel,
     ConsentAsked,
+    CpuMeter,
     Deny,
+    GenerationSettings,
+    Models,
+    Reason,
     ReasoningDelta,
-    Session,
+    ShownStream,
+    Tool,
+    ToolChoice,
     ToolProposed,
     ToolRan,
     ToolsOffered,
     TurnDone,
     TurnFailed,
+    connector_titles,
+    offered_line,
+    shown,
 )
-from hearth.agent.offered import connector_titles, offered_line
-from hearth.agent.session import ToolChoice
-from hearth.assistant import Assistant
 from hearth.cli.approve import INTERRUPTED, argument_lines, ask_terminal, check_allow, parse_allow
 from hearth.cli.worker import stream_on_worker
-from hearth.display import shown
-from hearth.generation import ChatModel, GenerationSettings
-from hearth.messages import CancelToken
-from hearth.models.loading import load_chat_model
-from hearth.models.lookup import resolve_model
-from hearth.models.speed_history import CpuMeter, SpeedHistory
-from hearth.models.threads_setting import MAX_THREADS, thread_policy
-from hearth.ruling import Reason
-from hearth.shown_text import ShownStream
-from hearth.tools import Tool
 
 SUMMARY_CHARS = 200
 TOOL_COMMAND = "/tool"
@@ -69,9 +70,10 @@ allow_option = click.option(
 
 
 def load_model(choice: str | None, n_ctx: int, threads: int | None = None) -> ChatModel:
-    path: Path = resolve_model(choice)
+    models = Models()
+    path: Path = models.resolve(choice)
     click.secho(f"Loading {shown(path.name)}…", dim=True, err=True)
-    return load_chat_model(path, n_ctx, thread_policy(window=False, override=threads))
+    return models.load(path, n_ctx, models.thread_policy(window=False, override=threads))
 
 
 def stdin_is_terminal() -> bool:
@@ -85,7 +87,7 @@ def open_session(
     settings: GenerationSettings,
     *,
     interactive: bool | None = None,
-) -> Session:
+) -> AgentSession:
     """A new conversation with the `--allow` rules; it asks in the terminal when there is one."""
     interactive = stdin_is_terminal() if interactive is None else interactive
     session = assistant.session(interactive=interactive, config=AgentConfig(settings=settings))
@@ -106,7 +108,7 @@ def open_session(
 
 
 def run_turn(
-    session: Session,
+    session: AgentSession,
     text: str,
     show_stats: bool,
     tool_choice: ToolChoice = "auto",
@@ -171,7 +173,7 @@ def show_ran(ran: ToolRan, tool: Tool | None = None) -> None:
         return
     colour = "green" if ran.outcome == "executed" else "yellow"
     click.secho(f"  {ran.outcome}: {how_decided(ran, tool)}", fg=colour, dim=True)
-    click.echo(f"  {summary(ran.result)}")
+    click.echo(f"  {summary(ran.summary)}")
 
 
 def how_decided(ran: ToolRan, tool: Tool | None = None) -> str:
@@ -219,7 +221,7 @@ def ready(
     allow: Sequence[str], model_choice: str | None, n_ctx: int, threads: int | None
 ) -> Assistant:
     """The assistant with its model loaded, once `--allow` names are known to be right."""
-    assistant = Assistant()
+    assistant = Assistant.open()
     try:
         check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
         assistant.use_model(load_model(model_choice, n_ctx=n_ctx, threads=threads))
@@ -260,7 +262,7 @@ def chat(
         assistant.close()
 
 
-def _converse(session: Session, stats: bool, titles: Mapping[str, str]) -> None:
+def _converse(session: AgentSession, stats: bool, titles: Mapping[str, str]) -> None:
     """Read lines until Ctrl-D or /quit; `/tool MESSAGE` sends MESSAGE with a tool required."""
     while True:
         try:
@@ -284,10 +286,10 @@ def _tool_names(assistant: Assistant) -> set[str]:
     return {tool.name for tool in assistant.permissions.tools()}
 
 
-def _judge_speed(session: Session, done: TurnDone, cpu: CpuMeter) -> None:
+def _judge_speed(session: AgentSession, done: TurnDone, cpu: CpuMeter) -> None:
     """Say so when this reply was far slower than this computer usually manages."""
     stats = done.stats
-    report = SpeedHistory().check_reply(
+    report = Models().speeds.check_reply(
         session.model,
         sum(stats.completion_tokens),
         sum(stats.decode_seconds),

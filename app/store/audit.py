@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, TextIO, cast, get_args
 
-from hearth.ruling import Decider, Reason, Ruling
+from hearth.ruling import Ruling
 from hearth.store.audit_export import dumps, write_csv, write_json
-from hearth.store.audit_schema import MIGRATIONS
+from hearth.store.audit_schema import MIGRATIONS, read_card_summary, read_ruling
 from hearth.store.db import (
     Database,
     NotFound,
@@ -57,6 +57,7 @@ FIELDS = (
     "duration_ms",
     "ruling",
     "proposed_arguments",
+    "card_summary",
 )
 
 
@@ -82,9 +83,11 @@ class Taint:
 
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
-    """One audit row: `ruling` is the typed decision; `decided_by` says who, in words.
+    """One audit row: `ruling` is the typed decision, and `decision` and `decided_by` read it.
 
     `arguments` are the ones that ran (or would have), `proposed_arguments` the model's own.
+    `card_summary` is the line the call's card showed; a row from before it was kept reads as
+    the first lines of `result_summary`.
     """
 
     id: int
@@ -94,13 +97,21 @@ class AuditEntry:
     tool: str
     arguments: dict[str, Any]
     taint: tuple[Taint, ...]
-    decision: Decision
-    decided_by: str
     outcome: Outcome
     result_summary: str
     duration_ms: int | None
     ruling: Ruling
     proposed_arguments: dict[str, Any]
+    card_summary: str
+
+    @property
+    def decision(self) -> Decision:
+        return "allow" if self.ruling.allowed else "deny"
+
+    @property
+    def decided_by(self) -> str:
+        """Who decided, in the Activity page's words."""
+        return self.ruling.by_whom()
 
     def as_record(self) -> dict[str, Any]:
         """The entry as plain JSON-ready data, for export."""
@@ -131,6 +142,7 @@ class AuditLog:
         result_summary: str = "",
         duration_ms: int | None = None,
         proposed_arguments: Mapping[str, Any] | None = None,
+        card_summary: str | None = None,
     ) -> int:
         """Write one row, durably, and return its id; the proposal defaults to `arguments`."""
         decision: Decision = "allow" if ruling.allowed else "deny"
@@ -149,6 +161,7 @@ class AuditLog:
             duration_ms,
             dumps(ruling.to_dict()),
             dumps(dict(arguments if proposed_arguments is None else proposed_arguments)),
+            None if card_summary is None else truncate(card_summary),
             self.db.owner,
         )
         columns, marks = ", ".join((*FIELDS[1:], "owner")), ", ".join("?" * len(values))
@@ -199,6 +212,7 @@ class AuditLog:
         outcome: Outcome,
         *,
         result_summary: str = "",
+        card_summary: str | None = None,
         duration_ms: int | None = None,
     ) -> int:
         """Append the outcome row of a call whose decision row is already in the log."""
@@ -218,6 +232,7 @@ class AuditLog:
             conversation_id=decided.conversation_id,
             taint=decided.taint,
             result_summary=result_summary,
+            card_summary=card_summary,
             duration_ms=duration_ms,
         )
 
@@ -290,21 +305,10 @@ def _entry(row: sqlite3.Row) -> AuditEntry:
         tool=row["tool"],
         arguments=arguments,
         taint=tuple(Taint(**t) for t in json.loads(row["taint"])),
-        decision=row["decision"],
-        decided_by=row["decided_by"],
         outcome=row["outcome"],
         result_summary=row["result_summary"],
         duration_ms=row["duration_ms"],
-        ruling=_ruling(row),
+        ruling=read_ruling(row),
         proposed_arguments=json.loads(proposed) if proposed else arguments,
+        card_summary=read_card_summary(row),
     )
-
-
-def _ruling(row: sqlite3.Row) -> Ruling:
-    if row["ruling"]:
-        return Ruling.from_dict(json.loads(row["ruling"]))
-    # Written before decisions were typed: who decided is all the row kept.
-    legacy: str = row["decided_by"]
-    decider = next((d for d in Decider if legacy.startswith(d.value)), Decider.USER)
-    allowed = row["decision"] == "allow"
-    return Ruling(allowed, decider, Reason.UNRECORDED, legacy.removeprefix("fail-closed: "))

@@ -1,6 +1,14 @@
-"""The audit table's schema, step by step: append-only, enforced by triggers."""
+"""The audit table's schema, step by step: append-only, enforced by triggers; and how a row
+written before a step reads the column that step added."""
 
 from __future__ import annotations
+
+import json
+import re
+import sqlite3
+
+from hearth.ruling import Decider, Reason, Ruling
+from hearth.tools import summary_of
 
 _APPEND_ONLY = "SELECT RAISE(ABORT, 'the audit log is append-only')"
 
@@ -76,4 +84,37 @@ MIGRATIONS = [
         # process's proposed call alone; NULL on rows from before owners, taken as interrupted.
         "ALTER TABLE audit ADD COLUMN owner TEXT",
     ],
+    [
+        # The line the call's card showed (its typed result's summary, made in the core), so a
+        # conversation read back shows the same without reading the result again; NULL on
+        # older rows, which show the first lines of `result_summary` instead.
+        "ALTER TABLE audit ADD COLUMN card_summary TEXT",
+    ],
 ]
+
+
+# Rows written before decisions were typed name their rule by id: "rule ID", "user (rule ID)".
+_LEGACY_RULE = re.compile(r"\brule ([0-9a-f-]{8,})")
+
+
+def read_ruling(row: sqlite3.Row) -> Ruling:
+    """The row's typed decision; a row written before decisions were typed kept only who."""
+    if row["ruling"]:
+        return Ruling.from_dict(json.loads(row["ruling"]))
+    legacy: str = row["decided_by"]
+    decider = next((d for d in Decider if legacy.startswith(d.value)), Decider.USER)
+    allowed = row["decision"] == "allow"
+    rule = _LEGACY_RULE.search(legacy)
+    return Ruling(
+        allowed,
+        decider,
+        Reason.UNRECORDED,
+        legacy.removeprefix("fail-closed: "),
+        rule_id=rule.group(1) if rule else None,
+    )
+
+
+def read_card_summary(row: sqlite3.Row) -> str:
+    """The line the call's card showed; an older row shows its result's first lines."""
+    stored: str | None = row["card_summary"]
+    return summary_of(row["result_summary"]) if stored is None else stored

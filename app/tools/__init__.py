@@ -2,28 +2,25 @@
 
 from hearth.tools.decorator import ToolMethod, tool
 from hearth.tools.define import make_tool
+from hearth.tools.errors import ToolArgumentsError, ToolDefinitionError
 from hearth.tools.registry import DuplicateToolError, ToolRegistry
-from hearth.tools.result import ToolResult
-from hearth.tools.tool import (
-    Effect,
-    Scope,
-    ScopeKind,
-    Tool,
-    ToolArgumentsError,
-    ToolDefinitionError,
-)
+from hearth.tools.result import Summarized, ToolResult, list_summary, summary_of
+from hearth.tools.tool import Effect, Scope, ScopeKind, Tool
 
 __all__ = [
     "DuplicateToolError",
     "Effect",
     "Scope",
     "ScopeKind",
+    "Summarized",
     "Tool",
     "ToolArgumentsError",
     "ToolDefinitionError",
     "ToolMethod",
     "ToolRegistry",
     "ToolResult",
+    "list_summary",
     "make_tool",
+    "summary_of",
     "tool",
 ]

@@ -31,7 +31,11 @@ class ReadingTools:
 
     @tool(effect="read", scope="calendar", keywords=("agenda", "schedule"), check="check_calendar")
     def list_events(
-        self, start: str = "today", end: str | None = None, calendar: str | None = None
+        self,
+        start: str = "today",
+        end: str | None = None,
+        calendar: str | None = None,
+        page: int = 1,
     ) -> EventList:
         """List the events in a date range, recurring ones expanded.
 
@@ -40,10 +44,11 @@ class ReadingTools:
                 tomorrow or thursday.
             end: Last day (included) or end time; without it, just the start day.
             calendar: Only this calendar; without it, every calendar.
+            page: Which page of a long result to read (1 is the first).
         """
         begin, finish = read_range(start, end, self.library.zone(), today=self.library.today())
         found, problems = self.library.occurrences(begin, finish, calendar)
-        return self._listed(found, problems)
+        return self._listed(found, problems).paged(page)
 
     @tool(effect="read", scope="calendar", keywords=("find", "search"), check="check_calendar")
     def search(
@@ -52,6 +57,7 @@ class ReadingTools:
         start: str | None = None,
         end: str | None = None,
         calendar: str | None = None,
+        page: int = 1,
     ) -> EventList:
         """Find events whose title, place or description contains all the words.
 
@@ -60,6 +66,7 @@ class ReadingTools:
             start: Search from this day (YYYY-MM-DD); without it, from a month ago.
             end: Search up to this day (included); without it, a year ahead.
             calendar: Only this calendar; without it, every calendar.
+            page: Which page of a long result to read (1 is the first).
         """
         today = self.library.today()
         first = start or (today - timedelta(days=SEARCH_DAYS_BACK)).isoformat()
@@ -68,7 +75,7 @@ class ReadingTools:
         found, problems = self.library.occurrences(begin, finish, calendar)
         wanted = words.casefold().split()
         hits = [item for item in found if all(word in _text_of(item) for word in wanted)]
-        return self._listed(hits, problems)
+        return self._listed(hits, problems).paged(page)
 
     @tool(effect="read", scope="calendar", keywords=("busy", "free"), check="check_calendar")
     def free_busy(

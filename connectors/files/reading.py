@@ -49,6 +49,7 @@ class ReadingTools:
         kind: Kind | None = None,
         modified_since: str | None = None,
         limit: int = 10,
+        page: int = 1,
     ) -> SearchResults:
         """Search names and text of files in the folders the user granted.
 
@@ -58,6 +59,7 @@ class ReadingTools:
             kind: Only this kind of file.
             modified_since: Only files changed on or after this date (YYYY-MM-DD).
             limit: How many results at most (1-50).
+            page: Which page of a long result to read (1 is the first).
         """
         where = None
         if folder:
@@ -70,20 +72,21 @@ class ReadingTools:
         note = None
         if status.state == "scanning":
             note = f"still indexing ({status.done} of {status.total} files read)"
-        return SearchResults(results=[_found(hit) for hit in found], note=note)
+        return SearchResults(results=[_found(hit) for hit in found], note=note).paged(page)
 
     @tool(effect="read", scope="folder", keywords=("list", "contents"), check="check_folder")
-    def list(self, folder: str | None = None) -> GrantedFolders | Listing:
+    def list(self, folder: str | None = None, page: int = 1) -> GrantedFolders | Listing:
         """List a folder's files and subfolders; with no folder, list the granted folders.
 
         Args:
             folder: Full path of the folder to list; leave empty for the granted folders.
+            page: Which page of a long result to read (1 is the first).
         """
         if not folder:
             return GrantedFolders(granted_folders=[shown(str(r)) for r in self.library.roots()])
         spot = locate(folder, self.library.grants())
         with folder_of(spot) as descriptor:
-            return _listing(descriptor, spot.path)
+            return _listing(descriptor, spot.path).paged(page)
 
     @tool(effect="read", scope="path", keywords=("read", "open", "show"), check="check_path")
     def read(

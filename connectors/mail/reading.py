@@ -35,6 +35,7 @@ class ReadingTools:
         since: str | None = None,
         sender: str | None = None,
         limit: int = 20,
+        page: int = 1,
     ) -> MessageList:
         """List messages in a folder, newest first.
 
@@ -44,13 +45,14 @@ class ReadingTools:
             since: Only messages from this day on: YYYY-MM-DD, today, yesterday or '3 days'.
             sender: Only messages whose sender's name or address contains this.
             limit: At most this many (up to 50).
+            page: Which page of a long result to read (1 is the first).
         """
         day = parse_since(since, date.today())
         note = self._refresh(folder)
         found = self.account.cache.envelopes(
             folder, unread=unread, since=day, sender=sender, limit=_limit(limit)
         )
-        return MessageList(folder=folder, messages=self._items(found), note=note)
+        return MessageList(folder=folder, messages=self._items(found), note=note).paged(page)
 
     @tool(effect="read", name="mail.search", keywords=("find", "search", "about"))
     def search(
@@ -60,6 +62,7 @@ class ReadingTools:
         sender: str | None = None,
         since: str | None = None,
         limit: int = 20,
+        page: int = 1,
     ) -> MessageList:
         """Find messages containing all the words, on the server and in the local cache.
 
@@ -69,6 +72,7 @@ class ReadingTools:
             sender: Only messages whose sender contains this.
             since: Only messages from this day on: YYYY-MM-DD, today or '3 days'.
             limit: At most this many (up to 50).
+            page: Which page of a long result to read (1 is the first).
         """
         day = parse_since(since, date.today())
         cache, note = self.account.cache, None
@@ -87,7 +91,7 @@ class ReadingTools:
         chosen.sort(key=lambda e: e.date.timestamp() if e.date else 0, reverse=True)
         return MessageList(
             folder=folder or "all", messages=self._items(chosen[: _limit(limit)]), note=note
-        )
+        ).paged(page)
 
     @tool(effect="read", name="mail.read", keywords=("read", "open", "show", "says"))
     def read(self, message: str) -> MessageText:

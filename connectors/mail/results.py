@@ -2,14 +2,23 @@
 
 A message is named by `id`, "<folder>/<uid>" (e.g. "INBOX/42"), which every tool that acts on
 a message takes back. Concerns (a lookalike sender, a Reply-To elsewhere, hidden text removed)
-travel with the message so the model and the user both see them.
+travel with the message so the model and the user both see them: a card's `summary` puts them
+first, as warning lines. Every outside string in a summary is escaped as `hearth.shown` does it.
 """
 
 from __future__ import annotations
 
 import pydantic
 
-from hearth import ToolResult
+from hearth import ToolResult, list_summary, shown
+
+_SEND_WORDS = {
+    "sent": "Sent",
+    "filed": "Sent and filed",
+    "queued": "Queued to send",
+    "unknown": "Not known whether it was sent",
+}
+WARNINGS_SHOWN = 2
 
 
 class Result(ToolResult):
@@ -31,11 +40,21 @@ class MessageItem(Result):
     flags: list[str] = pydantic.Field(default_factory=list)
     concerns: list[str] = pydantic.Field(default_factory=list)
 
+    def summary(self) -> str:
+        return self.subject or f"(no subject, from {self.sender})"
+
 
 class MessageList(Result):
     folder: str
     messages: list[MessageItem]
     note: str | None = None
+
+    def summary(self) -> str:
+        folder = shown(self.folder)
+        names = [message.summary() for message in self.messages]
+        listed = list_summary(names, f"message in {folder}", f"messages in {folder}")
+        concerns = [concern for message in self.messages for concern in message.concerns]
+        return "\n".join([*_warnings(concerns), listed])
 
 
 class AttachmentItem(Result):
@@ -59,6 +78,12 @@ class MessageText(Result):
     concerns: list[str] = pydantic.Field(default_factory=list)
     note: str | None = None
 
+    def summary(self) -> str:
+        said = f"From {shown(self.sender)}: {shown(self.subject) or '(no subject)'}"
+        files = [item.filename for item in self.attachments]
+        attached = [list_summary(files, "attachment", "attachments")] if files else []
+        return "\n".join([*_warnings(self.concerns), said, *attached])
+
 
 class SendResult(Result):
     """A send or reply: its Message-ID, and `state` sent, filed, queued or unknown."""
@@ -68,11 +93,18 @@ class SendResult(Result):
     to: list[str]
     note: str | None = None
 
+    def summary(self) -> str:
+        verb = _SEND_WORDS.get(self.state, self.state.capitalize())
+        return f"{shown(verb)} to {shown(', '.join(self.to))}"
+
 
 class DraftSaved(Result):
     folder: str
     message_id: str
     note: str | None = None
+
+    def summary(self) -> str:
+        return f"Draft saved in {shown(self.folder)}"
 
 
 class MessagesChanged(Result):
@@ -83,3 +115,19 @@ class MessagesChanged(Result):
     destination: str = ""
     new_ids: list[str] = pydantic.Field(default_factory=list)
     note: str | None = None
+
+    def summary(self) -> str:
+        count = f"{len(self.ids)} message{'s' * (len(self.ids) != 1)}"
+        where = f" to {shown(self.destination)}" if self.destination else ""
+        return f"{count}: {shown(self.action)}{where}"
+
+
+def _warnings(concerns: list[str]) -> list[str]:
+    """What the user should know about what was read (a lookalike sender), as warning lines."""
+    lines = [f"⚠ {shown(concern)}" for concern in dict.fromkeys(concerns)]
+    if len(lines) > WARNINGS_SHOWN:
+        lines = [
+            *lines[: WARNINGS_SHOWN - 1],
+            f"{lines[WARNINGS_SHOWN - 1]} (+{len(lines) - WARNINGS_SHOWN} more)",
+        ]
+    return lines

@@ -1,13 +1,21 @@
-"""What the system tools return: typed results whose JSON the model reads."""
+"""What the system tools return: typed results whose JSON the model reads, each worded for its
+card by `summary`."""
 
 from __future__ import annotations
 
 import pydantic
 
-from hearth import ToolResult
+from hearth import ToolResult, shown
 from hearth.connectors.system.controls import Setting
 
 SettingValue = bool | int
+SETTING_WORDS = {
+    "wifi": "Wi-Fi",
+    "volume": "Volume",
+    "mute": "Mute",
+    "brightness": "Brightness",
+    "do_not_disturb": "Do not disturb",
+}
 
 
 class Change(ToolResult):
@@ -17,12 +25,19 @@ class Change(ToolResult):
     before: SettingValue
     after: SettingValue
 
+    def summary(self) -> str:
+        name = SETTING_WORDS.get(self.setting, self.setting)
+        return f"{name}: {_value(self.before)} → {_value(self.after)}"
+
 
 class SettingChanged(ToolResult):
     """A setting change, verified by reading it back; `changed` is what undo restores."""
 
     changed: list[Change]
     note: str | None = None
+
+    def summary(self) -> str:
+        return "\n".join(change.summary() for change in self.changed) or "Nothing changed."
 
 
 class SystemStatus(ToolResult):
@@ -43,3 +58,23 @@ class SystemStatus(ToolResult):
     battery_minutes_left: int | None = None
     unsupported: dict[str, str] = pydantic.Field(default_factory=dict)
     note: str | None = None
+
+    def summary(self) -> str:
+        network = f" ({shown(self.wifi_network)})" if self.wifi and self.wifi_network else ""
+        charging = " (on power)" if self.on_power else ""
+        parts = [
+            (self.wifi, f"Wi-Fi {_value(self.wifi)}{network}"),
+            (self.volume, f"volume {self.volume}%"),
+            (self.mute, f"mute {_value(self.mute)}"),
+            (self.brightness, f"brightness {self.brightness}%"),
+            (self.do_not_disturb, f"do not disturb {_value(self.do_not_disturb)}"),
+            (self.battery_percent, f"battery {self.battery_percent}%{charging}"),
+        ]
+        read = [words for value, words in parts if value is not None]
+        return ", ".join(read) or "Nothing could be read here."
+
+
+def _value(value: SettingValue | None) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)

@@ -25,15 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import shown
-from hearth.agent import AllowOnce, Deny
-from hearth.ruling import EFFECT_WORDS
+from hearth import EFFECT_WORDS, AllowOnce, Deny, shown
 from hearth.ui import theme
 from hearth.ui.chat.countdown import CountdownLabel
 from hearth.ui.chat.day_view import DayView
 from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
-from hearth.ui.chat.outcome import argument_diff, summarize
+from hearth.ui.chat.outcome import argument_diff
 from hearth.ui.chat.result_view import ResultView
 
 VALUE_CHARS = 300
@@ -229,7 +227,7 @@ class ToolCard(QFrame):
             text += f"\n{shown(entry.undo_note)}"
         done = entry.state is CardState.DONE
         raw = entry.result if done else ""
-        self.result_view.show_result(text, summarize(raw) if raw else "", raw)
+        self.result_view.show_result(text, entry.summary if done else "", raw)
         self.result_view.setVisible(bool(text))
         self.undo.setVisible(entry.undo in (UndoState.AVAILABLE, UndoState.RUNNING))
         self.undo.setEnabled(entry.undo is UndoState.AVAILABLE)
@@ -297,7 +295,7 @@ def _result_words(entry: ToolCardEntry) -> str:
     decided = shown(entry.ruling.sentence()) if entry.ruling is not None else ""
     if decided:
         lines.append(decided)
-    summary = summarize(entry.result) if entry.result else ""
+    summary = shown(entry.summary, lines=True)  # the core's line, escaped again to be sure
     if entry.outcome == "executed":
         lines.append(f"✓  {summary}" if summary else "✓  Done.")
     elif summary:

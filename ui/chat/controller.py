@@ -9,30 +9,31 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from hearth import HearthError
-from hearth.agent import (
+from hearth import (
     AgentConfig,
     Answer,
     ConsentAsked,
     ConsentRequest,
     Deny,
     EditArguments,
+    HearthError,
+    SpeedReport,
+    StoredConversation,
+    ToolChoice,
     ToolRan,
     TurnDone,
     TurnFailed,
+    Undone,
+    connector_titles,
 )
-from hearth.agent.offered import connector_titles
-from hearth.agent.session import ToolChoice
-from hearth.history import StoredConversation
-from hearth.models.speed_history import SpeedReport
-from hearth.ui.chat.entries import AnswerEntry, CardState, NoticeEntry, UndoState
+from hearth.ui.chat.changes import Answered, StillAsking, UndoChanged
+from hearth.ui.chat.entries import AnswerEntry, NoticeEntry, UndoState
 from hearth.ui.chat.history import history_entries
 from hearth.ui.chat.presenter import TurnPresenter
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import Inference, StepEvent, TurnRequest, title_for
 from hearth.ui.context import UiContext
 from hearth.ui.ops import run_op
-from hearth.undoing import Undone
 
 NEW_TITLE = "New conversation"
 NO_MODEL = "No model is loaded yet. Open Models to download one or import a GGUF file."
@@ -128,24 +129,25 @@ class ChatController(QObject):
         except HearthError as error:
             # The question is still open: the card keeps its buttons and the error shows once.
             self._pending[call_id] = request
-            self.transcript.update_card(call_id, state=CardState.ASKING)
+            self.transcript.update_card(call_id, StillAsking())
             self.context.errors.show(self.error_parent, "apply your answer", error)
             return
-        changes: dict[str, object] = {"state": CardState.ANSWERED, "answer": answer.describe()}
+        answered = Answered(answer.describe())
         if isinstance(answer, EditArguments):
-            changes.update(arguments=dict(answer.arguments), proposed=dict(request.call.arguments))
-        self.transcript.update_card(call_id, **changes)
+            edited = dict(answer.arguments)
+            answered = Answered(answer.describe(), edited, dict(request.call.arguments))
+        self.transcript.update_card(call_id, answered)
 
     def undo(self, call_id: str) -> None:
         """Revert an action a card ran, on the worker pool."""
-        self.transcript.update_card(call_id, undo=UndoState.RUNNING)
+        self.transcript.update_card(call_id, UndoChanged(UndoState.RUNNING))
 
         def undone(result: Undone) -> None:
             note = f"Undone: {result.summary}"
-            self.transcript.update_card(call_id, undo=UndoState.DONE, undo_note=note)
+            self.transcript.update_card(call_id, UndoChanged(UndoState.DONE, note))
 
         def failed(error: Exception) -> None:
-            self.transcript.update_card(call_id, undo=UndoState.AVAILABLE)
+            self.transcript.update_card(call_id, UndoChanged(UndoState.AVAILABLE))
             self.context.errors.show(self.error_parent, "undo that action", error)
 
         assistant = self.context.assistant

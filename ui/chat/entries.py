@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal, Protocol
 
-from hearth import TimeSlot, shown
-from hearth.ruling import Duration, Ruling
+from hearth import Duration, Ruling, TimeSlot, shown
 
 _ids = itertools.count(1)
 
@@ -132,7 +131,8 @@ class ToolCardEntry(Entry):
     countdown: Countdown | None = None  # while asking: time left before it denies itself
     answer: str = ""  # the user's answer in words, once given
     outcome: str = ""  # executed | failed | denied | invalid
-    result: str = ""
+    result: str = ""  # what the model read, behind "Show details"
+    summary: str = ""  # the core's line for the card (`ToolRan.summary`), never parsed here
     ruling: Ruling | None = None  # who decided and why, once decided
     duration_ms: float = 0.0
     undo: UndoState = UndoState.UNAVAILABLE

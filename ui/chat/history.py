@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from hearth.consent import unfence
-from hearth.history import StoredConversation
-from hearth.messages import Message
-from hearth.ruling import Reason
-from hearth.store import AuditEntry
+from hearth import AuditEntry, Message, Reason, StoredConversation, unfence
 from hearth.ui.chat.entries import (
     AnswerEntry,
     CardState,
@@ -72,4 +68,8 @@ def _apply_audit(card: ToolCardEntry, rows: Sequence[AuditEntry]) -> None:
         card.outcome = last.outcome
     if last.outcome in ("executed", "failed", "partial", "unknown") and last.result_summary:
         card.result = short_result(last.result_summary)
+    if last.outcome != "proposed":
+        # The line the card showed when the call ended, as the core stored it: nothing here
+        # reads the result again (an older row gives its result's first lines).
+        card.summary = last.card_summary
     card.duration_ms = float(last.duration_ms or 0)

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
-from hearth.agent import (
+from hearth import (
     AnswerDelta,
     CallMalformed,
     ConsentAsked,
+    Decider,
     ReasoningDelta,
     ToolProposed,
     ToolRan,
     ToolsOffered,
     TurnDone,
     TurnFailed,
+    offered_line,
 )
-from hearth.agent.offered import offered_line
-from hearth.ruling import Decider
-from hearth.ui.chat.entries import CardState, ReasoningEntry, Tone, ToolCardEntry, UndoState
+from hearth.ui.chat.changes import Asking, Ran, Settled
+from hearth.ui.chat.entries import CardState, ReasoningEntry, Tone, ToolCardEntry
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import StepEvent
 
@@ -97,9 +97,7 @@ class TurnPresenter:
 
     def _asked(self, step: ConsentAsked) -> None:
         request = step.request
-        self.transcript.update_card(
-            request.call.id,
-            state=CardState.ASKING,
+        asking = Asking(
             reason=f"{request.reason}. {request.no_grant}" if request.no_grant else request.reason,
             rule=request.rule_text,
             taint=tuple(line.sentence for line in request.taint),
@@ -112,38 +110,31 @@ class TurnPresenter:
             check=request.tool.validate,
             countdown=request,
         )
+        self.transcript.update_card(request.call.id, asking)
 
     def _ran(self, step: ToolRan) -> None:
-        ran: dict[str, Any] = {}
         proposed = dict(step.call.arguments)
-        if step.arguments is not None and dict(step.arguments) != proposed:
-            ran = {"arguments": dict(step.arguments), "proposed": proposed}
-        if not step.ruling.allowed and step.ruling.decider is not Decider.USER:
-            ran["answer"] = ""  # the user's "allow" never took effect; the ruling says why
-        self.transcript.update_card(
-            step.call.id,
-            countdown=None,
-            **ran,
-            state=CardState.DONE,
+        edited = step.arguments is not None and dict(step.arguments) != proposed
+        ran = Ran(
             outcome=step.outcome,
             result=short_result(step.result),
+            summary=step.summary,
             ruling=step.ruling,
             duration_ms=step.duration_ms,
-            undo=UndoState.AVAILABLE if step.undoable else UndoState.UNAVAILABLE,
+            undoable=step.undoable,
+            arguments=dict(step.arguments) if edited and step.arguments is not None else None,
+            proposed=proposed if edited else None,
+            # The user's "allow" never took effect; the ruling says why.
+            answer_void=not step.ruling.allowed and step.ruling.decider is not Decider.USER,
         )
+        self.transcript.update_card(step.call.id, ran)
 
     def _settle_cards(self) -> None:
         """Cards of a failed turn stop waiting and claim nothing: their calls never finished."""
         for entry in self.transcript.entries:
             if isinstance(entry, ToolCardEntry) and entry.state is not CardState.DONE:
-                self.transcript.update_card(
-                    entry.call_id,
-                    state=CardState.DONE,
-                    outcome="unknown",
-                    answer="",
-                    countdown=None,
-                    result="The reply failed before this call finished.",
-                )
+                settled = Settled("The reply failed before this call finished.")
+                self.transcript.update_card(entry.call_id, settled)
 
     def _done(self, step: TurnDone) -> None:
         self.transcript.end_streams()

@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QTimer,
 )
 
+from hearth.ui.chat.changes import CardChange
 from hearth.ui.chat.entries import (
     AnswerEntry,
     NoticeEntry,
@@ -175,12 +176,12 @@ class TranscriptModel(QAbstractListModel):
         self._end_answer()
         self.flush()
 
-    def update_card(self, call_id: str, **changes: Any) -> ToolCardEntry | None:
+    def update_card(self, call_id: str, change: CardChange) -> ToolCardEntry | None:
+        """Apply `change` to the card of `call_id`; None when there is no such card."""
         card = self._cards.get(call_id)
         if card is None:
             return None
-        for name, value in changes.items():
-            setattr(card, name, value)
+        change.apply(card)
         self.changed(card)
         return card
 

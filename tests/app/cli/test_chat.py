@@ -5,6 +5,7 @@ are reported once, malformed calls show a note and results show a summary."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import click
@@ -32,11 +33,11 @@ def run_chat(
     monkeypatch.setattr(chat_module, "stdin_is_terminal", lambda: True)
 
     def assistant(chat_model: Any = None) -> Assistant:
-        return Assistant(
+        return Assistant.open(
             chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
         )
 
-    monkeypatch.setattr(chat_module, "Assistant", assistant)
+    monkeypatch.setattr(chat_module, "Assistant", SimpleNamespace(open=assistant))
     answers = list(typed)
 
     def prompt(text: str, *args: Any, **kwargs: Any) -> Any:
@@ -86,7 +87,8 @@ def test_allow_for_on_a_scopeless_search_at_the_terminal(
     assert "1. any granted folder" in result.output
     assert "does not cover this call" not in result.output
     assert "executed: " in result.output
-    assert '{"results": [' in result.output  # the result, as one line, after the outcome
+    # The card's summary of the typed result, never its JSON, on the line after the outcome.
+    assert "\n  No results.\n" in result.output and '{"results"' not in result.output
     rows = audit_rows().entries(tool="files.search")
     assert [r.outcome for r in rows] == ["proposed", "executed"]
     assert rows[0].ruling.reason is Reason.ALLOWED_FOR

@@ -202,11 +202,13 @@ def test_the_partial_migration_keeps_every_row_index_and_trigger(tmp_path: Path)
         schema = _schema(old, "audit")
     with open_database(path) as db:
         log = AuditLog(db)
-        assert db.schema_version("audit") == len(MIGRATIONS) == 5
+        assert db.schema_version("audit") == len(MIGRATIONS) == 6
         rows = [tuple(row) for row in db.query("SELECT * FROM audit ORDER BY id")]
-        # then the empty `proposed_arguments`, and no owner (taken as interrupted if open)
-        assert [row[:-2] for row in rows] == before
-        assert {row[-2:] for row in rows} == {("", None)}
+        # then the empty `proposed_arguments`, no owner (taken as interrupted if open) and no
+        # card summary (read as the result's first lines)
+        assert [row[:-3] for row in rows] == before
+        assert {row[-3:] for row in rows} == {("", None, None)}
+        assert {entry.card_summary for entry in log.entries()} == {"r"}
         assert _schema(db, "audit") == schema
         assert [e.outcome for e in log.entries()][-1] == "unknown"
         log.record_outcome("call_0", "partial", result_summary="moved 3 of 8")

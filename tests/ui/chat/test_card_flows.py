@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QApplication
 from hearth import HearthError
 from hearth.agent import CallMalformed, TurnFailed
 from hearth.ui.chat.card import ToolCard
+from hearth.ui.chat.changes import Answered
 from hearth.ui.chat.dialogs import EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, NoticeEntry, ToolCardEntry
-from hearth.ui.chat.outcome import summarize
 from hearth.ui.chat.presenter import TurnPresenter
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import StepEvent
@@ -68,25 +68,6 @@ def test_an_edited_call_s_card_shows_the_arguments_that_ran_and_the_edit(
     assert card.edit_diff.isVisible()
     assert card.edit_diff.text() == "You changed:\n  text: buy milk → buy oat milk"
     assert card.entry is not None and card.entry.proposed == MILK
-
-
-def test_the_result_reads_as_a_summary_with_the_raw_json_one_click_away(qtbot: Any) -> None:
-    raw = json.dumps({"files": [{"path": "a.md"}, {"path": "b.txt"}, {"path": "c"}, {"path": "d"}]})
-    assert summarize(raw) == "4 files: a.md, b.txt, c, …"
-    assert summarize("Moved 3 items\nfrom here") == "Moved 3 items\nfrom here"
-
-    card = ToolCard()
-    qtbot.addWidget(card)
-    entry = ToolCardEntry(call_id="c1", tool="files_search", state=CardState.DONE)
-    entry.outcome, entry.result = "executed", raw
-    card.show_entry(entry)
-    card.show()
-    assert card.result.text() == "✓  4 files: a.md, b.txt, c, …"
-    details = card.result_view.details
-    assert card.result_view.toggle.isVisible() and not details.isVisible()
-    qtbot.mouseClick(card.result_view.toggle, LEFT)
-    assert details.isVisible() and json.loads(details.text()) == json.loads(raw)
-    assert card.result_view.toggle.text() == "Hide details"
 
 
 def test_a_waiting_card_counts_down_and_stands_still_while_the_user_edits(
@@ -171,7 +152,7 @@ def test_an_answer_that_cannot_be_applied_leaves_the_card_usable_and_reports_onc
 def test_a_failed_turn_settles_its_cards_without_claiming_an_answer() -> None:
     transcript = TranscriptModel()
     card = transcript.add_card(ToolCardEntry(call_id="c1", tool="notes_add"))
-    transcript.update_card("c1", state=CardState.ANSWERED, answer="You allowed it once.")
+    transcript.update_card("c1", Answered("You allowed it once."))
     TurnPresenter(transcript).show(StepEvent(1, TurnFailed(HearthError("boom"))))
     assert card.state is CardState.DONE and card.answer == "" and card.outcome == "unknown"
     notices = [e for e in transcript.entries if isinstance(e, NoticeEntry)]

@@ -13,6 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
 
+from hearth import summary_of
+from hearth.connectors.mail.results import MessageItem, MessageList
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, Taint, open_database
 from hearth.ui.chat.card import ToolCard
@@ -53,6 +55,22 @@ def done(spoof: str) -> ToolCardEntry:
         outcome="executed",
         answer=f"You allowed {spoof} once.",
         result=json.dumps({"entries": [{"name": spoof}], "concerns": [spoof]}),
+        # The core's line for the card (`ToolRan.summary`), as a connector's result words it.
+        summary=summary_of(
+            MessageList(
+                folder="INBOX",
+                messages=[
+                    MessageItem(
+                        id="INBOX/1",
+                        sender="ann@example.com",
+                        subject=spoof,
+                        date="2026-12-03",
+                        unread=True,
+                        concerns=[spoof],
+                    )
+                ],
+            )
+        ),
         ruling=Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, f"once for {spoof}"),
     )
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from hearth.ui.chat.entries import AnswerEntry, CardState, ReasoningEntry, ToolCardEntry
+from hearth import Decider, Reason, Ruling
+from hearth.ui.chat.changes import Ran, Settled, StillAsking
+from hearth.ui.chat.entries import (
+    AnswerEntry,
+    CardState,
+    ReasoningEntry,
+    ToolCardEntry,
+    UndoState,
+)
 from hearth.ui.chat.transcript import ENTRY_ROLE, FLUSH_MS, TranscriptModel
 from hearth.ui.chat.view import TranscriptView
 
@@ -52,11 +60,14 @@ def test_a_card_moves_through_its_states_in_place(qtbot: Any) -> None:
     model.stream_reasoning("I should save it.")
     card = model.add_card(ToolCardEntry(call_id="c1", tool="notes_add", arguments={"title": "a"}))
     assert isinstance(model.entry(0), ReasoningEntry) and model.entry(0).collapsed
-    model.update_card("c1", state=CardState.ASKING, reason="changing your data needs approval")
-    model.update_card("c1", state=CardState.DONE, outcome="executed", result="saved")
+    model.update_card("c1", StillAsking())
+    assert card.state is CardState.ASKING
+    ruling = Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once.")
+    model.update_card("c1", Ran("executed", "saved", "saved", ruling, 3.0, undoable=True))
     assert model.rowCount() == 2
     assert model.card("c1") is card and card.state is CardState.DONE and card.result == "saved"
-    assert model.update_card("missing", state=CardState.DONE) is None
+    assert card.summary == "saved" and card.undo is UndoState.AVAILABLE
+    assert model.update_card("missing", Settled("gone")) is None
 
 
 def test_the_view_grows_a_streaming_row_and_follows_the_end(qtbot: Any) -> None:
