@@ -51,7 +51,7 @@ def files(documents: Path) -> Iterator[FilesConnector]:
 
 
 def assistant_with(files: FilesConnector, *replies: Reply) -> Assistant:
-    return Assistant(
+    return Assistant.open(
         ScriptedModel(list(replies)),
         plugins=[FilesPlugin(files)],
         entry_points=False,
@@ -256,9 +256,20 @@ def test_the_executor_waits_while_the_card_is_paused() -> None:
         pytest.fail("the call never ran")
 
 
-def test_the_consent_timeout_is_a_setting(files: FilesConnector) -> None:
-    assistant = assistant_with(files)
-    session = assistant.session(config=AgentConfig(consent_timeout_s=12.5))
-    assert session.executor.asker.timeout == 12.5
-    assert AgentConfig().consent_timeout_s == 300
+def test_the_configured_consent_timeout_denies_an_unanswered_call(
+    files: FilesConnector, documents: Path
+) -> None:
+    assistant = assistant_with(
+        files,
+        Reply(calls=[("files.read", {"path": str(documents / "notes.txt")})]),
+        Reply("Ok."),
+    )
+    session = assistant.session(config=AgentConfig(consent_timeout_s=0.4))
+    steps = list(session.run_turn("read my notes file", CancelToken()))  # nobody answers
+    (request,) = asked(steps)
+    assert request.timeout_s == 0.4 and request.remaining() == 0
+    (ran,) = of(steps, ToolRan)
+    assert ran.outcome == "denied" and ran.ruling.reason is Reason.NO_ANSWER
+    (row,) = assistant.audit.entries(call_id=ran.call.id)
+    assert row.ruling.reason is Reason.NO_ANSWER
     assistant.close()
