@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QApplication
 
+from hearth import list_summary, summary_of
 from hearth.agent import CallMalformed
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.ui import theme
@@ -22,6 +23,8 @@ FOUND = json.dumps({"files": [{"path": "notes/a.md"}, {"path": "b.txt"}, {"path"
 def done_card(
     call_id: str, tool: str, arguments: dict, outcome: str, **fields: Any
 ) -> ToolCardEntry:
+    # As the presenter fills it from ToolRan.summary: the core's reading of the result.
+    fields.setdefault("summary", summary_of(fields.get("result", "")))
     return ToolCardEntry(
         call_id=call_id,
         tool=tool,
@@ -44,6 +47,7 @@ def finished_cards() -> list[ToolCardEntry]:
             "executed",
             effect="read",
             result=FOUND,
+            summary=list_summary(["a.md", "b.txt", "c.md"], "result", "results"),
             ruling=by_rule,
             duration_ms=12,
         ),
