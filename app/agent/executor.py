@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Generator
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
@@ -38,7 +39,7 @@ from hearth.messages import CancelToken, ToolCall
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, IntentLog, Journal, Steps, UndoLog
 from hearth.store.journal import journaling
-from hearth.tools import Tool, ToolRegistry, summary_of
+from hearth.tools import Provenance, Tool, ToolRegistry, summary_of
 
 MALFORMED_NAME = "invalid_tool_call"
 _RAW_LIMIT = 2000
@@ -104,15 +105,16 @@ class Executor:
             else:
                 decided = Decided(_by_rule(verdict), arguments)
             taint = verdict.taint
+        made = Provenance.of(call.arguments, arguments, decided.arguments)
         if not decided.ruling.allowed or tool is None or decided.arguments is None:
             ran = self._refused(call, decided, refusal)
             self._audit_decision(
                 call, conversation_id, taint, decided, proposed=proposed, summary=ran.summary
             )
         else:
-            self._audit_decision(call, conversation_id, taint, decided, proposed=proposed)
+            self._audit_decision(call, conversation_id, taint, decided, proposed, made)
             try:
-                ran = self._run(call, tool, decided, conversation_id)
+                ran = replace(self._run(call, tool, decided, conversation_id), provenance=made)
             except ToolCrashed as crash:
                 # The card shows the failure; the turn then ends, so the model never reads it.
                 crashed = ToolRan(
@@ -122,6 +124,7 @@ class Executor:
                     decided.ruling,
                     result=str(crash),
                     arguments=decided.arguments,
+                    provenance=made,
                 )
                 yield crashed
                 raise
@@ -247,11 +250,13 @@ class Executor:
         conversation_id: int | None,
         taint: Any,
         decided: Decided,
-        *,
         proposed: ToolCall | None = None,
+        made: Provenance | None = None,
+        *,
         summary: str | None = None,
     ) -> None:
-        """The decision's row; `summary` is the card's line of a call that will not run."""
+        """The decision's row; `summary` is the card's line of a call that will not run, `made`
+        where a call's arguments came from."""
         ruling = decided.ruling
         self.audit.append(
             call_id=call.id,
@@ -264,6 +269,7 @@ class Executor:
             taint=taint,
             result_summary=ruling.wording,
             card_summary=summary,
+            edited_from=made.edited_from if made else None,
         )
 
 

@@ -21,7 +21,7 @@ from hearth.generation import AnswerDelta, ReasoningDelta
 from hearth.messages import Message, ToolCall
 from hearth.ruling import DURATION_WORDS, Duration, Ruling
 from hearth.timeslots import TimeSlot
-from hearth.tools import Tool, summary_of
+from hearth.tools import Provenance, Tool, summary_of
 
 ALLOWED_DURATIONS: tuple[Duration, ...] = ("conversation", "hour", "always")
 DEFAULT_TIMEOUT_S = 300.0
@@ -240,6 +240,8 @@ class ToolRan:
     `call.arguments` stays what the model proposed. `returned` is the tool's typed result, whole
     even when the model read one page of it (None for a refusal or a failure); `summary` the card's
     reading of it, made here in the core (`summary_of`), or of `result` when nothing returned.
+    `provenance` says which arguments that ran were Hearth's defaults and what the user's edit
+    changed, so no card calls a default an edit.
     """
 
     call: ToolCall
@@ -252,6 +254,7 @@ class ToolRan:
     arguments: dict[str, Any] | None = None
     returned: object = None
     summary: str = ""
+    provenance: Provenance = field(default_factory=Provenance)
 
     def __post_init__(self) -> None:
         if not self.summary:

@@ -1,14 +1,7 @@
 """Hearth's durable state in one SQLite file: conversations, audit log, intents, rules, undo."""
 
-from hearth.store.audit import (
-    AuditEntry,
-    AuditLog,
-    Decision,
-    ExportFormat,
-    Outcome,
-    Taint,
-    TaintLike,
-)
+from hearth.store.audit import AuditLog, ExportFormat
+from hearth.store.audit_entry import AuditEntry, Decision, Outcome, Taint, TaintLike
 from hearth.store.conversations import Conversation, ConversationStore
 from hearth.store.db import Database, DatabaseCorrupt, NotFound, StoreError, open_database
 from hearth.store.intents import Intent, IntentLog, IntentState

@@ -10,28 +10,30 @@ such a call its `unknown` outcome row, unless the row's owner (`Database.owner`)
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Protocol, TextIO, cast, get_args
+from typing import Any, Literal, TextIO, cast, get_args
 
 from hearth.ruling import Ruling
+from hearth.store.audit_entry import (
+    FIELDS,
+    AuditEntry,
+    Decision,
+    Outcome,
+    TaintLike,
+    read_entry,
+    taint_dict,
+)
 from hearth.store.audit_export import dumps, write_csv, write_json
-from hearth.store.audit_schema import MIGRATIONS, read_card_summary, read_ruling
+from hearth.store.audit_schema import MIGRATIONS
 from hearth.store.db import (
     Database,
     NotFound,
     StoreError,
-    from_stored_time,
     to_stored_time,
     utc_now,
 )
 
-Decision = Literal["allow", "ask", "deny"]
-Outcome = Literal["proposed", "denied", "executed", "failed", "partial", "unknown"]
-"""`failed`: certainly did not happen. `partial`: stopped half-way, some items changed."""
 ExportFormat = Literal["json", "csv"]
 
 SUMMARY_LIMIT = 2000
@@ -42,84 +44,6 @@ _STILL_PROPOSED = (
     "SELECT call_id, owner FROM audit AS a WHERE outcome = 'proposed' AND NOT EXISTS"
     " (SELECT 1 FROM audit AS b WHERE b.call_id = a.call_id AND b.id > a.id)"
 )
-FIELDS = (
-    "id",
-    "at",
-    "conversation_id",
-    "call_id",
-    "tool",
-    "arguments",
-    "taint",
-    "decision",
-    "decided_by",
-    "outcome",
-    "result_summary",
-    "duration_ms",
-    "ruling",
-    "proposed_arguments",
-    "card_summary",
-)
-
-
-class TaintLike(Protocol):
-    """Anything naming a tainted argument, its value and where that value came from."""
-
-    @property
-    def argument(self) -> str: ...
-
-    @property
-    def value(self) -> str: ...
-
-    @property
-    def source(self) -> str: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Taint:
-    argument: str
-    value: str
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
-class AuditEntry:
-    """One audit row: `ruling` is the typed decision, and `decision` and `decided_by` read it.
-
-    `arguments` are the ones that ran (or would have), `proposed_arguments` the model's own.
-    `card_summary` is the line the call's card showed; a row from before it was kept reads as
-    the first lines of `result_summary`.
-    """
-
-    id: int
-    at: datetime
-    conversation_id: int | None
-    call_id: str
-    tool: str
-    arguments: dict[str, Any]
-    taint: tuple[Taint, ...]
-    outcome: Outcome
-    result_summary: str
-    duration_ms: int | None
-    ruling: Ruling
-    proposed_arguments: dict[str, Any]
-    card_summary: str
-
-    @property
-    def decision(self) -> Decision:
-        return "allow" if self.ruling.allowed else "deny"
-
-    @property
-    def decided_by(self) -> str:
-        """Who decided, in the Activity page's words."""
-        return self.ruling.by_whom()
-
-    def as_record(self) -> dict[str, Any]:
-        """The entry as plain JSON-ready data, for export."""
-        record = {name: getattr(self, name) for name in FIELDS}
-        record["at"] = self.at.isoformat()
-        record["taint"] = [_taint_dict(t) for t in self.taint]
-        record["ruling"] = self.ruling.to_dict()
-        return record
 
 
 class AuditLog:
@@ -143,6 +67,7 @@ class AuditLog:
         duration_ms: int | None = None,
         proposed_arguments: Mapping[str, Any] | None = None,
         card_summary: str | None = None,
+        edited_from: Mapping[str, Any] | None = None,
     ) -> int:
         """Write one row, durably, and return its id; the proposal defaults to `arguments`."""
         decision: Decision = "allow" if ruling.allowed else "deny"
@@ -153,7 +78,7 @@ class AuditLog:
             call_id,
             tool,
             dumps(dict(arguments)),
-            dumps([_taint_dict(t) for t in taint]),
+            dumps([taint_dict(t) for t in taint]),
             decision,
             ruling.by_whom(),
             outcome,
@@ -162,6 +87,7 @@ class AuditLog:
             dumps(ruling.to_dict()),
             dumps(dict(arguments if proposed_arguments is None else proposed_arguments)),
             None if card_summary is None else truncate(card_summary),
+            None if edited_from is None else dumps(dict(edited_from)),
             self.db.owner,
         )
         columns, marks = ", ".join((*FIELDS[1:], "owner")), ", ".join("?" * len(values))
@@ -204,7 +130,7 @@ class AuditLog:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [_entry(row) for row in reversed(self.db.query(sql, params))]
+        return [read_entry(row) for row in reversed(self.db.query(sql, params))]
 
     def record_outcome(
         self,
@@ -221,7 +147,7 @@ class AuditLog:
         )
         if not rows:
             raise NotFound(self.db.path, f"the audit log has no call {call_id!r}")
-        decided = _entry(rows[0])
+        decided = read_entry(rows[0])
         return self.append(
             call_id=call_id,
             tool=decided.tool,
@@ -288,27 +214,3 @@ def truncate(text: str, limit: int = SUMMARY_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - len(_TRUNCATION_MARK)] + _TRUNCATION_MARK
-
-
-def _taint_dict(taint: TaintLike) -> dict[str, str]:
-    return {"argument": taint.argument, "value": taint.value, "source": taint.source}
-
-
-def _entry(row: sqlite3.Row) -> AuditEntry:
-    arguments = json.loads(row["arguments"])
-    proposed = row["proposed_arguments"]
-    return AuditEntry(
-        id=row["id"],
-        at=from_stored_time(row["at"]),
-        conversation_id=row["conversation_id"],
-        call_id=row["call_id"],
-        tool=row["tool"],
-        arguments=arguments,
-        taint=tuple(Taint(**t) for t in json.loads(row["taint"])),
-        outcome=row["outcome"],
-        result_summary=row["result_summary"],
-        duration_ms=row["duration_ms"],
-        ruling=read_ruling(row),
-        proposed_arguments=json.loads(proposed) if proposed else arguments,
-        card_summary=read_card_summary(row),
-    )

@@ -90,6 +90,11 @@ MIGRATIONS = [
         # older rows, which show the first lines of `result_summary` instead.
         "ALTER TABLE audit ADD COLUMN card_summary TEXT",
     ],
+    [
+        # The call as the user saw it before their edit (hearth.Provenance), JSON; NULL when
+        # they changed nothing, and on older rows, which did not keep it.
+        "ALTER TABLE audit ADD COLUMN edited_from TEXT",
+    ],
 ]
 
 

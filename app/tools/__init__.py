@@ -3,6 +3,7 @@
 from hearth.tools.decorator import ToolMethod, tool
 from hearth.tools.define import make_tool
 from hearth.tools.errors import ToolArgumentsError, ToolDefinitionError
+from hearth.tools.provenance import Provenance
 from hearth.tools.registry import DuplicateToolError, ToolRegistry
 from hearth.tools.result import Summarized, ToolResult, list_summary, summary_of
 from hearth.tools.tool import Effect, Scope, ScopeKind, Tool
@@ -10,6 +11,7 @@ from hearth.tools.tool import Effect, Scope, ScopeKind, Tool
 __all__ = [
     "DuplicateToolError",
     "Effect",
+    "Provenance",
     "Scope",
     "ScopeKind",
     "Summarized",

@@ -31,7 +31,7 @@ from hearth.ui.chat.countdown import CountdownLabel
 from hearth.ui.chat.day_view import DayView
 from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
-from hearth.ui.chat.outcome import argument_diff
+from hearth.ui.chat.outcome import argument_diff, filled_words
 from hearth.ui.chat.result_view import ResultView
 
 VALUE_CHARS = 300
@@ -304,8 +304,8 @@ def _result_words(entry: ToolCardEntry) -> str:
 
 
 def _edit_words(entry: ToolCardEntry) -> str:
-    """The user's edit, one "name: old → new" line per changed argument."""
-    if entry.proposed is None:
-        return ""
-    changes = argument_diff(entry.proposed, entry.arguments)
-    return "You changed:\n" + "\n".join(f"  {line}" for line in changes) if changes else ""
+    """The user's edit, one "name: old → new" line per changed argument, then the defaults
+    Hearth filled in."""
+    changes = argument_diff(entry.proposed, entry.arguments) if entry.proposed is not None else []
+    edit = "You changed:\n" + "\n".join(f"  {line}" for line in changes) if changes else ""
+    return "\n".join(part for part in (edit, filled_words(entry.filled)) if part)

@@ -4,7 +4,7 @@ one to the card's record, so a misspelt field is a type error, not a silent new 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hearth import Duration, Ruling, TimeSlot
@@ -64,8 +64,9 @@ class Answered:
 class Ran:
     """The call ended: `summary` is the core's line for the card, `result` the model's text.
 
-    `arguments` and `proposed` are set when what ran differs from the model's proposal;
-    `answer_void` when the user's "allow" never took effect (the ruling says why instead).
+    `arguments` and `proposed` are set when the user's edit changed what ran (`proposed`: the
+    call as they saw it); `filled` holds the defaults Hearth added; `answer_void` is set when the
+    user's "allow" never took effect (the ruling says why instead).
     """
 
     outcome: str
@@ -76,10 +77,12 @@ class Ran:
     undoable: bool
     arguments: dict[str, Any] | None = None
     proposed: dict[str, Any] | None = None
+    filled: dict[str, Any] = field(default_factory=dict)
     answer_void: bool = False
 
     def apply(self, card: ToolCardEntry) -> None:
         card.state, card.countdown = CardState.DONE, None
+        card.filled = dict(self.filled)
         if self.arguments is not None:
             card.arguments, card.proposed = dict(self.arguments), self.proposed
         if self.answer_void:

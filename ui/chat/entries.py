@@ -117,7 +117,8 @@ class ToolCardEntry(Entry):
     tool: str
     effect: str = ""
     arguments: dict[str, Any] = field(default_factory=dict)  # what ran, once it ran
-    proposed: dict[str, Any] | None = None  # the model's arguments, when the user edited them
+    proposed: dict[str, Any] | None = None  # the call as the user saw it, when they edited it
+    filled: dict[str, Any] = field(default_factory=dict)  # defaults Hearth added to the call
     preview: str | None = None  # None when the tool has no preview of its own
     slots: tuple[TimeSlot, ...] = ()  # the stretches of time the call moves or fills, drawn
     state: CardState = CardState.PROPOSED

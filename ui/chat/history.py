@@ -60,7 +60,12 @@ def _apply_audit(card: ToolCardEntry, rows: Sequence[AuditEntry]) -> None:
     """The audit log knows who decided and how it ended; the messages only what the model read."""
     if not rows:
         return
-    card.ruling = rows[0].ruling
+    decided = rows[0]
+    card.ruling = decided.ruling
+    made = decided.provenance
+    card.filled = dict(made.filled)
+    if made.edited_from is not None:  # what ran was the user's edit, not the model's call
+        card.arguments, card.proposed = dict(decided.arguments), dict(made.edited_from)
     last = rows[-1]
     if card.ruling.reason in _NOT_VALID:
         card.outcome = "invalid"

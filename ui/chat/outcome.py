@@ -34,6 +34,12 @@ def argument_diff(proposed: Mapping[str, Any], ran: Mapping[str, Any]) -> list[s
     return lines
 
 
+def filled_words(filled: Mapping[str, Any]) -> str:
+    """The defaults Hearth added to the model's call, said as defaults, never as an edit."""
+    values = ", ".join(f"{shown(name)} = {_short(value)}" for name, value in filled.items())
+    return f"Filled in by Hearth: {values}" if values else ""
+
+
 class _Missing:
     def __repr__(self) -> str:
         return "(none)"

@@ -113,8 +113,8 @@ class TurnPresenter:
         self.transcript.update_card(request.call.id, asking)
 
     def _ran(self, step: ToolRan) -> None:
-        proposed = dict(step.call.arguments)
-        edited = step.arguments is not None and dict(step.arguments) != proposed
+        # The core says what the user's edit changed; a default Hearth filled in is no edit.
+        edited_from = step.provenance.edited_from
         ran = Ran(
             outcome=step.outcome,
             result=short_result(step.result),
@@ -122,8 +122,9 @@ class TurnPresenter:
             ruling=step.ruling,
             duration_ms=step.duration_ms,
             undoable=step.undoable,
-            arguments=dict(step.arguments) if edited and step.arguments is not None else None,
-            proposed=proposed if edited else None,
+            arguments=dict(step.arguments or {}) if edited_from is not None else None,
+            proposed=dict(edited_from) if edited_from is not None else None,
+            filled=dict(step.provenance.filled),
             # The user's "allow" never took effect; the ruling says why.
             answer_void=not step.ruling.allowed and step.ruling.decider is not Decider.USER,
         )

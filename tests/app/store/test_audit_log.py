@@ -13,7 +13,8 @@ import pytest
 
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, Database, StoreError, Taint, open_database
-from hearth.store.audit import FIELDS, SUMMARY_LIMIT
+from hearth.store.audit import SUMMARY_LIMIT
+from hearth.store.audit_entry import FIELDS
 
 ASKED = Ruling(True, Decider.USER, Reason.ALLOWED_ONCE, "You allowed it once.")
 BY_RULE = Ruling(True, Decider.RULE, Reason.RULE_ALLOWS, "allowed", "r7", "allow send_mail always")
@@ -202,13 +203,14 @@ def test_the_partial_migration_keeps_every_row_index_and_trigger(tmp_path: Path)
         schema = _schema(old, "audit")
     with open_database(path) as db:
         log = AuditLog(db)
-        assert db.schema_version("audit") == len(MIGRATIONS) == 6
+        assert db.schema_version("audit") == len(MIGRATIONS) == 7
         rows = [tuple(row) for row in db.query("SELECT * FROM audit ORDER BY id")]
-        # then the empty `proposed_arguments`, no owner (taken as interrupted if open) and no
-        # card summary (read as the result's first lines)
-        assert [row[:-3] for row in rows] == before
-        assert {row[-3:] for row in rows} == {("", None, None)}
+        # then the empty `proposed_arguments`, no owner (taken as interrupted if open), no
+        # card summary (read as the result's first lines) and no edit on record
+        assert [row[:-4] for row in rows] == before
+        assert {row[-4:] for row in rows} == {("", None, None, None)}
         assert {entry.card_summary for entry in log.entries()} == {"r"}
+        assert {entry.edited_from for entry in log.entries()} == {None}
         assert _schema(db, "audit") == schema
         assert [e.outcome for e in log.entries()][-1] == "unknown"
         log.record_outcome("call_0", "partial", result_summary="moved 3 of 8")

@@ -148,7 +148,7 @@ def test_rows_from_before_the_owner_column_are_migrated_and_count_as_interrupted
     with open_database(path) as db:
         db.claim_owner()
         assert recover_with(db) == ["old"]
-        assert [db.schema_version(name) for name in ("intents", "audit", "undo")] == [3, 6, 3]
+        assert [db.schema_version(name) for name in ("intents", "audit", "undo")] == [3, 7, 3]
         assert states(db, "old")[:2] == ("unknown", "unknown")
 
 
