@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hearth import ToolResult, list_summary, tool
+from tests.app.agent.kit import World
 
 NAMES = ["a.md", "b.txt", "c.pdf", *(f"book-{n:02d}.txt" for n in range(4, 61))]
 
@@ -44,3 +45,11 @@ def shelf_search(words: str, page: int = 1) -> Books:
 def shelf_all() -> Books:
     """Every book on the shelf, in one result that does not page."""
     return BOOKS
+
+
+def shelf_world() -> World:
+    """The agent's test world with the shelf's two tools added."""
+    world = World()
+    world.registry.add(shelf_search)
+    world.registry.add(shelf_all)
+    return world

@@ -9,7 +9,7 @@ from hearth.agent import Executor, ToolRan
 from hearth.agent.pages import RESULT_LIMIT, result_text
 from hearth.messages import CancelToken, ToolCall
 from tests.app.agent.kit import World, drive, of
-from tests.app.agent.shelf import BOOKS, NAMES, shelf_all, shelf_search
+from tests.app.agent.shelf import BOOKS, NAMES, shelf_world
 
 NOTE = re.compile(r"\n\[(.*)\]$")
 
@@ -30,15 +30,8 @@ def page_of(text: str) -> tuple[list[str], str]:
     return [book["name"] for book in data["results"]], found.group(1)
 
 
-def shelf() -> World:
-    world = World()
-    world.registry.add(shelf_search)
-    world.registry.add(shelf_all)
-    return world
-
-
 def test_a_60_item_result_says_what_it_left_out_and_the_next_page_has_the_rest() -> None:
-    world = shelf()
+    world = shelf_world()
     first = ran(world, "shelf.search", words="story")
     names, note = page_of(first.result)
     assert len(first.result) <= RESULT_LIMIT and 0 < len(names) < 60
@@ -57,7 +50,7 @@ def test_a_60_item_result_says_what_it_left_out_and_the_next_page_has_the_rest()
 
 
 def test_a_tool_that_does_not_page_says_how_many_items_it_left_out() -> None:
-    everything = ran(shelf(), "shelf.all")
+    everything = ran(shelf_world(), "shelf.all")
     names, note = page_of(everything.result)
     assert note == f"showing results 1–{len(names)} of 60; the other {60 - len(names)} are left out"
     assert names == NAMES[: len(names)]
@@ -74,7 +67,7 @@ def test_text_and_results_without_a_list_are_cut_with_the_count_of_characters() 
 
 
 def test_the_audit_keeps_the_model_s_text_and_the_card_s_line() -> None:
-    world = shelf()
+    world = shelf_world()
     first = ran(world, "shelf.search", words="story")
     (row,) = [e for e in world.audit.entries(call_id=first.call.id) if e.outcome == "executed"]
     assert row.card_summary == "60 results: a.md, b.txt, c.pdf, …"

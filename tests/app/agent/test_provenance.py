@@ -9,7 +9,7 @@ from hearth import AllowOnce, Deny, EditArguments, Provenance, ToolRan
 from hearth.agent import Executor
 from hearth.messages import CancelToken, ToolCall
 from tests.app.agent.kit import World, drive, of
-from tests.app.agent.shelf import shelf_search
+from tests.app.agent.shelf import shelf_world
 
 
 def test_a_default_is_filled_in_not_edited() -> None:
@@ -38,8 +38,7 @@ def test_nothing_ran_nothing_to_say() -> None:
 
 
 def run(answer: Any) -> tuple[World, ToolRan]:
-    world = World()
-    world.registry.add(shelf_search)
+    world = shelf_world()
     executor = Executor(world.registry, world.gate, world.audit, world.intents)
     call = ToolCall("shelf.search", {"words": "story"})
     (ran,) = of(drive(executor.handle(call, None, CancelToken()), lambda _: answer), ToolRan)

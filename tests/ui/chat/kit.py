@@ -184,3 +184,12 @@ def open_window(qtbot: Any, assistant: Assistant, desk: Desk, **options: Any) ->
     finally:
         window.close()
         context.shutdown()
+
+
+def shown_card(qtbot: Any, entry: ToolCardEntry) -> ToolCard:
+    """A card showing `entry` on its own, as the transcript would draw it."""
+    card = ToolCard()
+    qtbot.addWidget(card)
+    card.show_entry(entry)
+    card.show()
+    return card

@@ -16,23 +16,18 @@ from hearth.ui.chat.history import history_entries
 from hearth.ui.chat.presenter import TurnPresenter
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import StepEvent
-from tests.app.agent.kit import World, drive, of
+from tests.app.agent.kit import drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
-from tests.app.agent.shelf import shelf_search
+from tests.app.agent.shelf import shelf_world
+from tests.ui.chat.kit import shown_card
 from tests.ui.conftest import save_screenshot
 
 DEFAULT = "Filled in by Hearth: page = 1"
 EDIT = "You changed:\n  words: story → poems"
 
 
-def shelf() -> World:
-    world = World()
-    world.registry.add(shelf_search)
-    return world
-
-
 def live_card(qtbot: Any, answer: Any) -> ToolCard:
-    world = shelf()
+    world = shelf_world()
     executor = Executor(world.registry, world.gate, world.audit, world.intents)
     call = ToolCall("shelf.search", {"words": "story"})
     steps = drive(executor.handle(call, None, CancelToken()), lambda _: answer)
@@ -43,15 +38,7 @@ def live_card(qtbot: Any, answer: Any) -> ToolCard:
         presenter.show(StepEvent(1, step))
     entry = transcript.card(call.id)
     assert entry is not None
-    return shown(qtbot, entry)
-
-
-def shown(qtbot: Any, entry: ToolCardEntry) -> ToolCard:
-    card = ToolCard()
-    qtbot.addWidget(card)
-    card.show_entry(entry)
-    card.show()
-    return card
+    return shown_card(qtbot, entry)
 
 
 def test_allow_once_with_no_edit_claims_no_change_and_names_the_default(qtbot: Any) -> None:
@@ -68,7 +55,7 @@ def test_an_edit_lists_only_what_the_user_changed(qtbot: Any) -> None:
 
 
 def test_a_reopened_conversation_shows_the_edit_that_ran_as_the_card_did(qtbot: Any) -> None:
-    world = shelf()
+    world = shelf_world()
     model = ScriptedModel([Reply(calls=[("shelf.search", {"words": "story"})]), Reply("Found.")])
     session = world.session(model)
     drive(session.run_turn("find the stories"), lambda _: EditArguments({"words": "poems"}))
@@ -78,5 +65,5 @@ def test_a_reopened_conversation_shows_the_edit_that_ran_as_the_card_did(qtbot: 
     )
     (entry,) = [e for e in history_entries(stored) if isinstance(e, ToolCardEntry)]
     assert entry.arguments == {"words": "poems", "page": 1}  # what ran, not the model's call
-    card = shown(qtbot, entry)
+    card = shown_card(qtbot, entry)
     assert card.edit_diff.text() == f"{EDIT}\n{DEFAULT}"

@@ -12,35 +12,21 @@ from hearth.agent import Executor
 from hearth.messages import CancelToken, ToolCall
 from hearth.store import UndoLog
 from hearth.store.history import read_conversation
-from hearth.ui.chat.card import ToolCard
 from hearth.ui.chat.entries import ToolCardEntry
 from hearth.ui.chat.history import history_entries
 from hearth.ui.chat.presenter import TurnPresenter, card_for
 from hearth.ui.chat.transcript import TranscriptModel
 from hearth.ui.chat.worker import StepEvent
-from tests.app.agent.kit import World, drive, of
+from tests.app.agent.kit import drive, of
 from tests.app.agent.scripted import Reply, ScriptedModel
-from tests.app.agent.shelf import shelf_search
+from tests.app.agent.shelf import shelf_world
+from tests.ui.chat.kit import shown_card
 
 SIXTY = "60 results: a.md, b.txt, c.pdf, …"
 
 
-def shelf() -> World:
-    world = World()
-    world.registry.add(shelf_search)
-    return world
-
-
-def shown_card(qtbot: Any, entry: ToolCardEntry) -> ToolCard:
-    card = ToolCard()
-    qtbot.addWidget(card)
-    card.show_entry(entry)
-    card.show()
-    return card
-
-
 def test_a_60_item_result_s_card_reads_as_its_summary_not_its_json(qtbot: Any) -> None:
-    world = shelf()
+    world = shelf_world()
     executor = Executor(world.registry, world.gate, world.audit, world.intents)
     call = ToolCall("shelf.search", {"words": "story"})
     steps = drive(executor.handle(call, None, CancelToken()), lambda _: AllowOnce())
@@ -64,7 +50,7 @@ def test_a_60_item_result_s_card_reads_as_its_summary_not_its_json(qtbot: Any) -
 
 
 def test_a_reopened_conversation_shows_the_summary_the_card_showed(qtbot: Any) -> None:
-    world = shelf()
+    world = shelf_world()
     model = ScriptedModel([Reply(calls=[("shelf.search", {"words": "story"})]), Reply("Found.")])
     session = world.session(model)
     drive(session.run_turn("find the stories"), lambda _: AllowOnce())
@@ -79,7 +65,7 @@ def test_a_reopened_conversation_shows_the_summary_the_card_showed(qtbot: Any) -
 
 
 def test_a_refused_call_s_card_reads_as_its_refusal(qtbot: Any) -> None:
-    world = shelf()
+    world = shelf_world()
     executor = Executor(world.registry, world.gate, world.audit, world.intents)
     call = ToolCall("shelf.search", {"words": 3})  # not a string: refused before the gate
     steps = drive(executor.handle(call, None, CancelToken()), None)
