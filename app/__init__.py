@@ -14,14 +14,33 @@ from typing import TYPE_CHECKING
 
 from hearth.background import Every
 from hearth.display import shown, unshown
-from hearth.errors import HearthError, ToolFailure, UndoFailed
+from hearth.errors import (
+    CertificateNotTrusted,
+    HearthError,
+    ToolFailure,
+    UndoFailed,
+    read_fingerprint,
+    spaced_fingerprint,
+)
 from hearth.folders import FolderAccess, IndexStatus
 from hearth.generation import ChatModel
 from hearth.paths import bundle_dir, config_dir, data_dir, write_json_atomically
 from hearth.plugins.connector import Connector, ConnectorAction, StatusItem
 from hearth.plugins.hookspecs import hookimpl
 from hearth.plugins.loading import safe_mode
-from hearth.settings.model import SecretStorageUnavailable, SettingsError, SettingsStore
+from hearth.secrets import (
+    MIN_PASSWORD_LENGTH,
+    NoSecretStore,
+    Place,
+    Secrets,
+    SecretsLocked,
+    SecretStorageUnavailable,
+    VaultError,
+    WrongPassword,
+    shared_secrets,
+    use_password_prompt,
+)
+from hearth.settings.model import SettingsError, SettingsStore
 from hearth.sqlite import open_sqlite
 from hearth.store.journal import journal_step
 from hearth.timeslots import TimeSlot
@@ -37,6 +56,7 @@ from hearth.tools import (
     summary_of,
     tool,
 )
+from hearth.wording import counted
 
 # Loaded on first use (see the module's docstring); mypy reads the same names below.
 # fmt: off
@@ -79,6 +99,7 @@ _ON_USE: dict[str, tuple[str, ...]] = {
     "hearth.plugins.user_files": ("disabled_plugins", "set_plugin_disabled"),
     "hearth.ruling": ("DURATION_WORDS", "EFFECT_WORDS", "Decider", "Duration", "Reason", "Ruling"),
     "hearth.scripting": ("Approver", "Proposal", "Session", "Turn", "load_model"),
+    "hearth.secrets.terminal": ("ask_store_password", "create_password_store", "keep_password"),
     "hearth.settings.forms": ("Saved", "complete_settings", "hidden_fields", "read_saved"),
     "hearth.settings.model": ("FormField", "form_fields", "secret_fields"),
     "hearth.shown_text": ("ShownStream", "shown_reply"),
@@ -86,6 +107,7 @@ _ON_USE: dict[str, tuple[str, ...]] = {
         "AuditEntry", "AuditLog", "Conversation", "Decision", "ExportFormat", "RuleTable",
         "open_database",
     ),
+    "hearth.store.conversations": ("conversation_title",),
     "hearth.store.history": ("StoredConversation",),
     "hearth.tools": ("ToolRegistry",),
     "hearth.undoing": ("Undone",),
@@ -102,30 +124,33 @@ _ON_USE: dict[str, tuple[str, ...]] = {
 __all__ = [  # noqa: RUF022 (grouped by line, not one name per line)
     "AgentConfig", "AgentSession", "AllowFor", "AllowOnce", "Answer", "AnswerDelta", "Approver",
     "Assistant", "AuditEntry", "AuditLog", "CallMalformed", "CancelToken", "Catalog",
-    "CatalogEntry", "ChatModel", "Connector", "ConnectorAction", "ConsentAsked", "ConsentRequest",
-    "Conversation", "CpuMeter", "DISABLE_ENV", "DURATION_WORDS", "Decider", "Decision", "Deny",
-    "DownloadCancelled", "DownloadProgress", "Duration", "EFFECT_WORDS", "EditArguments",
-    "EngineEvent", "Every", "ExportFormat", "FolderAccess", "FormField", "GGUFSummary",
-    "GenerationDone", "GenerationSettings", "HearthError", "IndexStatus", "InstalledModel",
-    "InstalledSpeechModel", "LIMITS", "MAX_THREADS", "Message", "Microphone", "ModelError",
-    "ModelInfo", "ModelNotFoundError", "ModelRow", "ModelUnavailable", "Models", "NoModelLoaded",
-    "PREFIX_CACHE", "Permissions", "PluginFailure", "PluginInfo", "PluginReport",
-    "ProgressCallback", "Proposal", "Provenance", "Readiness", "Reason", "ReasoningDelta",
-    "Recording", "Rule", "RuleBook", "RuleChange", "RuleTable", "Ruling", "Saved",
-    "SecretStorageUnavailable", "Session", "SettingsError", "SettingsStore", "ShownStream",
-    "SpeechEntry", "SpeechModelError", "SpeedHistory", "SpeedReport", "StartupStep", "StatusItem",
-    "Step", "StoredConversation", "Summarized", "TOOL_BUDGET", "ThreadPolicy", "TimeSlot", "Tool",
+    "CatalogEntry", "CertificateNotTrusted", "ChatModel", "Connector", "ConnectorAction",
+    "ConsentAsked", "ConsentRequest", "Conversation", "CpuMeter", "DISABLE_ENV", "DURATION_WORDS",
+    "Decider", "Decision", "Deny", "DownloadCancelled", "DownloadProgress", "Duration",
+    "EFFECT_WORDS", "EditArguments", "EngineEvent", "Every", "ExportFormat", "FolderAccess",
+    "FormField", "GGUFSummary", "GenerationDone", "GenerationSettings", "HearthError",
+    "IndexStatus", "InstalledModel", "InstalledSpeechModel", "LIMITS", "MAX_THREADS",
+    "MIN_PASSWORD_LENGTH", "Message", "Microphone", "ModelError", "ModelInfo", "ModelNotFoundError",
+    "ModelRow", "ModelUnavailable", "Models", "NoModelLoaded", "NoSecretStore", "PREFIX_CACHE",
+    "Permissions", "Place", "PluginFailure", "PluginInfo", "PluginReport", "ProgressCallback",
+    "Proposal", "Provenance", "Readiness", "Reason", "ReasoningDelta", "Recording", "Rule",
+    "RuleBook", "RuleChange", "RuleTable", "Ruling", "Saved", "SecretStorageUnavailable", "Secrets",
+    "SecretsLocked", "Session", "SettingsError", "SettingsStore", "ShownStream", "SpeechEntry",
+    "SpeechModelError", "SpeedHistory", "SpeedReport", "StartupStep", "StatusItem", "Step",
+    "StoredConversation", "Summarized", "TOOL_BUDGET", "ThreadPolicy", "TimeSlot", "Tool",
     "ToolArgumentsError", "ToolChoice", "ToolDefinitionError", "ToolFailure", "ToolProposed",
     "ToolRan", "ToolRegistry", "ToolResult", "ToolSpec", "ToolsOffered", "Transcript", "Turn",
-    "TurnDone", "TurnFailed", "TurnRecord", "UNTRUSTED_WARNING", "UndoFailed", "Undone", "Voice",
-    "VoiceError", "VoiceSettings", "VoiceUnavailable", "bundle_dir", "choose_variant",
-    "complete_settings", "config_dir", "connector_titles", "data_dir", "disabled_plugins",
-    "entry_point_candidates", "form_fields", "hidden_fields", "hookimpl", "journal_step",
-    "list_summary", "llama_system_info", "load_model", "load_plugins", "loaded_library_folder",
-    "make_tool", "offered_line", "open_database", "open_sqlite", "plugins_dir", "read_saved",
-    "safe_mode", "save_setting", "saved_setting", "secret_fields", "set_plugin_disabled", "shown",
-    "shown_data", "shown_reply", "summary_of", "tool", "unfence", "unshown", "user_candidates",
-    "write_json_atomically",
+    "TurnDone", "TurnFailed", "TurnRecord", "UNTRUSTED_WARNING", "UndoFailed", "Undone",
+    "VaultError", "Voice", "VoiceError", "VoiceSettings", "VoiceUnavailable", "WrongPassword",
+    "ask_store_password", "bundle_dir", "choose_variant", "complete_settings", "config_dir",
+    "connector_titles", "conversation_title", "counted", "create_password_store", "data_dir",
+    "disabled_plugins", "entry_point_candidates", "form_fields", "hidden_fields", "hookimpl",
+    "journal_step", "keep_password", "list_summary", "llama_system_info", "load_model",
+    "load_plugins", "loaded_library_folder", "make_tool", "offered_line", "open_database",
+    "open_sqlite", "plugins_dir", "read_fingerprint", "read_saved", "safe_mode", "save_setting",
+    "saved_setting", "secret_fields", "set_plugin_disabled", "shared_secrets", "shown",
+    "shown_data", "shown_reply", "spaced_fingerprint", "summary_of", "tool", "unfence", "unshown",
+    "use_password_prompt", "user_candidates", "write_json_atomically",
 ]
 
 if TYPE_CHECKING:
@@ -166,12 +191,14 @@ if TYPE_CHECKING:
     from hearth.plugins.user_files import disabled_plugins, set_plugin_disabled
     from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Decider, Duration, Reason, Ruling
     from hearth.scripting import Approver, Proposal, Session, Turn, load_model
+    from hearth.secrets.terminal import ask_store_password, create_password_store, keep_password
     from hearth.settings.forms import Saved, complete_settings, hidden_fields, read_saved
     from hearth.settings.model import FormField, form_fields, secret_fields
     from hearth.shown_text import ShownStream, shown_reply
     from hearth.store import (
         AuditEntry, AuditLog, Conversation, Decision, ExportFormat, RuleTable, open_database,
     )
+    from hearth.store.conversations import conversation_title
     from hearth.store.history import StoredConversation
     from hearth.tools import ToolRegistry
     from hearth.undoing import Undone

@@ -5,11 +5,37 @@ Messages say what failed and, where there is one, what the user can do about it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
 class HearthError(Exception):
     """Root of all errors raised by Hearth's core and connectors."""
+
+
+class CertificateNotTrusted(HearthError):
+    """A server's TLS certificate is not trusted. A connector that can pin one certificate per
+    server sets `setting` (the settings field that would trust it), `fingerprint` (its
+    SHA-256, 64 hex digits) and `refusal` (the message without the fingerprint), so a face can
+    offer "Trust this certificate" and show the fingerprint its own way."""
+
+    setting: str = ""
+    fingerprint: str = ""
+    refusal: str = ""
+
+
+def spaced_fingerprint(digest: str) -> str:
+    """A fingerprint as people compare it with what a server shows: AB:CD:…"""
+    return ":".join(digest[i : i + 2] for i in range(0, len(digest), 2)).upper()
+
+
+def read_fingerprint(text: str) -> str:
+    """A SHA-256 fingerprint as typed or pasted (AB:CD:…, with spaces, "SHA256:…") as 64
+    lower-case hex digits; "" stays "" (nothing pinned). ValueError for anything else."""
+    value = re.sub(r"[\s:]", "", text.strip()).lower().removeprefix("sha256")
+    if value and not re.fullmatch(r"[0-9a-f]{64}", value):
+        raise ValueError("a SHA-256 fingerprint is 64 hex digits (colons are fine)")
+    return value
 
 
 class ModelError(HearthError):

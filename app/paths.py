@@ -17,14 +17,15 @@ import platformdirs
 APP_NAME = "Hearth"
 
 
-def _home_override() -> Path | None:
+def home_override() -> Path | None:
+    """The folder `HEARTH_HOME` names, or None when Hearth uses the platform's folders."""
     value = os.environ.get("HEARTH_HOME")
     return Path(value).expanduser() if value else None
 
 
 def data_dir() -> Path:
     """Directory for databases and other durable state."""
-    home = _home_override()
+    home = home_override()
     path = home / "data" if home else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -39,7 +40,7 @@ def models_dir() -> Path:
 
 def cache_dir() -> Path:
     """Directory for what Hearth can always compute again (a prompt prefix's model state)."""
-    home = _home_override()
+    home = home_override()
     path = home / "cache" if home else Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -47,7 +48,7 @@ def cache_dir() -> Path:
 
 def config_dir() -> Path:
     """Directory for user settings."""
-    home = _home_override()
+    home = home_override()
     path = (
         home / "config" if home else Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
     )

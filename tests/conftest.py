@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from hearth.secrets import SystemKeyring
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,20 +70,45 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         written.replace(listing)  # every worker writes the same list; none reads half of one
 
 
-@pytest.fixture
-def secure_keyring(tmp_path: Path) -> Iterator[object]:
-    """A real encrypted file keyring (Argon2 + AES-GCM) with its key preset, for this test."""
-    import keyring
-    from keyrings.cryptfile.cryptfile import CryptFileKeyring
+@pytest.fixture(scope="session")
+def secret_service_bus() -> Iterator[str]:
+    """A real Secret Service (gnome-keyring-daemon, unlocked) on a private D-Bus session bus;
+    its address. One per test process: each test keeps its passwords apart by its own
+    HEARTH_HOME, which Hearth's keyring service name holds."""
+    from hearth.connectors.evaluation.servers import ServerUnavailable
+    from hearth.connectors.evaluation.servers.secret_service import SecretService
 
-    previous = keyring.get_keyring()
-    backend = CryptFileKeyring()
-    backend.time_cost, backend.memory_cost = 1, 1024  # a cheaper KDF; same encryption
-    backend.file_path = str(tmp_path / "keyring.cfg")
-    backend.keyring_key = "test master key"
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+    # A unix socket's path holds 108 bytes, which a pytest tmp_path can overflow.
+    root = Path(tempfile.mkdtemp(prefix="hearth-keyring-"))
+    service = SecretService(root)
+    try:
+        try:
+            address = service.start()
+        except ServerUnavailable as missing:
+            require(str(missing))
+        yield address
+    finally:
+        service.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def secure_keyring(secret_service_bus: str, monkeypatch: pytest.MonkeyPatch) -> SystemKeyring:
+    """The desktop keyring, as Hearth finds it on a GNOME desktop: the Secret Service of
+    `secret_service_bus`. The keyring itself, to see what Hearth stored there."""
+    from hearth import shared_secrets
+
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", secret_service_bus)
+    found = shared_secrets().system
+    assert found is not None, "Hearth did not find the Secret Service on the private bus"
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_desktop_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches the keyring of the desktop it runs on: the session bus is one that does
+    not exist, unless the test asks for a private one (`secure_keyring`, `session_bus`)."""
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
 
 
 @pytest.fixture(autouse=True)

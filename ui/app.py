@@ -17,12 +17,20 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from hearth import Assistant, ChatModel, HearthError, ModelNotFoundError, data_dir
+from hearth import (
+    Assistant,
+    ChatModel,
+    HearthError,
+    ModelNotFoundError,
+    data_dir,
+    use_password_prompt,
+)
 from hearth.ui import theme
 from hearth.ui.context import UiContext
 from hearth.ui.instance import ALREADY_OPEN, InstanceServer, ask_running_to_show, server_name
 from hearth.ui.main_window import MainWindow
 from hearth.ui.ops import run_op
+from hearth.ui.pages.password_store import ask_to_unlock
 from hearth.ui.tray import Tray
 
 QUIT_AFTER_ENV = "HEARTH_QUIT_AFTER_MS"
@@ -203,6 +211,9 @@ def main() -> int:
         return 0
     app.setWindowIcon(theme.app_icon())
     watcher = theme.ThemeWatcher(app)
+    # The window asks for the password store's password in its own dialog, never on the
+    # terminal it may have been started from.
+    use_password_prompt(None)
     try:
         assistant = Assistant.open(window=True)
     except HearthError as error:
@@ -218,6 +229,7 @@ def main() -> int:
     window.closed.connect(app.quit)
     window.show()
     report_startup_problems(window, assistant)
+    ask_to_unlock(context.settings.secrets, window)
     start_loading_model(window, context)
     quit_after(window)
     screenshot_then_quit(window)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from hearth import HearthError
+from hearth import HearthError, shown
 
 BUG_ADVICE = (
     "This looks like a bug in Hearth, not something you did. Nothing you typed was lost; "
@@ -43,3 +43,17 @@ def describe_error(error: BaseException) -> tuple[str, str]:
             "Check that the file or folder exists and that you may use it, then try again."
         )
     return f"{type(error).__name__}: {error}", BUG_ADVICE
+
+
+def status_unavailable(error: BaseException) -> str:
+    """The line shown where a connector's status could not be read: never an empty reason."""
+    return f"Status not available: {reason(error)}"
+
+
+def reason(error: BaseException) -> str:
+    """What `error` says, as outside text (it may quote a server or a file); when it says
+    nothing, which kind of error it was."""
+    said = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+    if said.strip():
+        return shown(said.strip())
+    return f"the connector gave no reason ({type(error).__name__})"

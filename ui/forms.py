@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QLocale
-from PySide6.QtGui import QDoubleValidator, QIntValidator, QPalette
+from PySide6.QtGui import QDoubleValidator, QIntValidator, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from hearth import FormField
+from hearth.ui.wheel_guard import leave_wheel_to_page
 
-SECRET_KEPT = "Saved in the keyring; leave blank to keep it"
+SECRET_KEPT = "Already set; leave blank to keep it"
 SECRET_MISSING = "Not saved"
 _PATH_FORMATS = ("path", "file-path", "directory-path")
 
@@ -100,7 +101,7 @@ class CheckInput(FieldInput):
 
 class ChoiceInput(FieldInput):
     def __init__(self, field: FormField) -> None:
-        self.combo = QComboBox()
+        self.combo = leave_wheel_to_page(QComboBox())
         self.combo.setAccessibleName(field.title)
         self.combo.setMinimumWidth(160)
         self.combo.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
@@ -218,9 +219,34 @@ def _label(field: FormField) -> QLabel:
     return QLabel(f"{field.title}{' *' if field.required else ''}:")
 
 
+class HelpText(QLabel):
+    """A field's wrapped help: never shorter than its lines at the width it has.
+
+    A form layout squeezes a wrapped label below its height-for-width whenever the form gets
+    less height than it asks for (as it does until the page lays itself out again), cutting
+    off the last line; a minimum height that follows the width keeps every line.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._keep_every_line()
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._keep_every_line()
+
+    def _keep_every_line(self) -> None:
+        needed = self.heightForWidth(self.width())
+        if needed > 0 and needed != self.minimumHeight():
+            self.setMinimumHeight(needed)
+
+
 def _help(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
+    label = HelpText(text)
     palette = label.palette()
     muted = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.PlaceholderText)
     palette.setColor(QPalette.ColorRole.WindowText, muted)

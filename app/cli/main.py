@@ -34,6 +34,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "hearth.cli.models_cmd:models",
         "List, download, import and check the models Hearth can run.",
     ),
+    "passwords": (
+        "hearth.cli.passwords_cmd:passwords",
+        "Where Hearth keeps account passwords; make its own store where there is no keyring.",
+    ),
     "plugins": (
         "hearth.cli.plugins_cmd:plugins",
         "List, enable, disable and reload plugins, or start one of your own.",
@@ -136,6 +140,11 @@ def _safe_mode(ctx: click.Context, parameter: click.Parameter, chosen: bool) -> 
 def cli(ctx: click.Context, verbose: bool, selftest: bool, model_choice: str | None) -> None:
     """Hearth, a private assistant that runs a small model on this computer."""
     show_logs(verbose)
+    # A locked password store is opened by asking here, on the terminal, when a command first
+    # needs a password; imported here so `hearth --help` stays light.
+    from hearth import ask_store_password, use_password_prompt
+
+    use_password_prompt(ask_store_password)
     if selftest:
         # Imported here: the self-test loads the model stack, which --help must not.
         from hearth.cli.selftest import selftest_command

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import click
@@ -126,10 +126,6 @@ class Connector:
         conflict"), shown on its Accounts page; None when there is nothing to say. Called off
         the UI thread, and may read local state but should not wait on a network."""
         return None
-
-    def use_session_secrets(self, secrets: Mapping[str, str]) -> None:
-        """Secrets the user typed that no secure keyring may keep (see `SecretStorageUnavailable`):
-        a connector that can work with them keeps them in memory for this session only."""
 
     def status_items(self) -> Sequence[StatusItem]:
         """What the connector can read and do here, item by item (Wi-Fi, volume, ...), shown as

@@ -13,25 +13,32 @@ from typing import Any, cast
 
 import pydantic
 
+from hearth.secrets import SecretStorageUnavailable
 from hearth.settings.model import SettingsError, SettingsStore, secret_fields
 
 
 @dataclass(frozen=True)
 class Saved:
-    """A connector's stored plain values, and the names of the secrets the keyring holds."""
+    """A connector's stored plain values, the names of the secrets stored, and why those could
+    not be read (Hearth's password store is locked, the keyring refused), if they could not."""
 
     values: dict[str, Any] = field(default_factory=dict)
     secrets_stored: frozenset[str] = frozenset()
+    secrets_unread: str = ""
 
 
 def read_saved(store: SettingsStore, connector: str, model: type[pydantic.BaseModel]) -> Saved:
     if not store.is_saved(connector):
         return Saved()
-    loaded = store.load(connector, lenient(model))
+    unread = ""
+    try:
+        loaded = store.load(connector, lenient(model))
+    except SecretStorageUnavailable as error:
+        loaded, unread = store.load(connector, lenient(model), with_secrets=False), str(error)
     secrets = set(secret_fields(model))
     values = loaded.model_dump(mode="json", exclude=secrets, exclude_none=True)
     stored = frozenset(name for name in secrets if getattr(loaded, name) is not None)
-    return Saved(values, stored)
+    return Saved(values, stored, unread)
 
 
 def hidden_fields(model: type[pydantic.BaseModel]) -> set[str]:
@@ -54,7 +61,11 @@ def complete_settings(
     keep += [name for name in hidden_fields(model) if name not in entered]
     kept: dict[str, Any] = {}
     if keep and store.is_saved(connector):
-        stored = store.load(connector, lenient(model))
+        try:
+            stored = store.load(connector, lenient(model))
+        except SecretStorageUnavailable:
+            # Unread secrets stay None, and saving None keeps what is stored.
+            stored = store.load(connector, lenient(model), with_secrets=False)
         kept = {name: getattr(stored, name) for name in keep if getattr(stored, name) is not None}
     try:
         return model.model_validate({**kept, **entered})

@@ -1,33 +1,28 @@
-"""Connector settings: plain fields as JSON in the config dir, secret fields only in the keyring.
+"""Connector settings: plain fields as JSON in the config dir, secret fields in `hearth.secrets`.
 
 A field is secret when its type is `SecretStr` or it carries `json_schema_extra={"secret": True}`.
-With no secure keyring backend (none at all, a plaintext one, or any with priority below 1),
-secrets are never stored: `SecretStorageUnavailable` tells the caller to ask each session.
+Secrets are never written beside the plain fields: they go where `hearth.secrets` keeps them
+(the platform keyring, or Hearth's own encrypted store), and where there is neither,
+`SecretStorageUnavailable` tells the caller to hold them for the session.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import keyring
-import keyring.backend
-import keyring.errors
 import pydantic
-from keyring.backends import chainer, fail
 from pydantic_core import to_jsonable_python
 
 from hearth import paths
 from hearth.errors import HearthError
+from hearth.secrets import Secrets, shared_secrets
 
-SERVICE = "hearth"
-MIN_KEYRING_PRIORITY = 1
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 _SECRET_TYPES = (pydantic.SecretStr, pydantic.SecretBytes)
 
@@ -36,10 +31,6 @@ Settings = TypeVar("Settings", bound=pydantic.BaseModel)
 
 class SettingsError(HearthError):
     """Connector settings could not be read, saved or validated."""
-
-
-class SecretStorageUnavailable(SettingsError):
-    """No secure keyring backend is available, so secrets are not stored."""
 
 
 class SettingsIncomplete(SettingsError):
@@ -67,7 +58,7 @@ class FormField:
 
 
 def is_secret(field: pydantic.fields.FieldInfo) -> bool:
-    """Whether a model field holds a secret (goes to the keyring, never to disk)."""
+    """Whether a model field holds a secret (kept by `hearth.secrets`, never in the JSON)."""
     extra = field.json_schema_extra
     if isinstance(extra, dict) and extra.get("secret") is True:
         return True
@@ -122,42 +113,16 @@ def _plain_property(prop: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[st
     return merged
 
 
-def secure_keyring_problem() -> str | None:
-    """Why the current keyring backend must not hold secrets, or None if it is secure."""
-    backend = keyring.get_keyring()
-    if isinstance(backend, chainer.ChainerBackend):
-        # Chained backends store into the first (highest-priority) one that accepts a password.
-        chained = backend.backends
-        if not chained:
-            return "no keyring backend is available"
-        backend = chained[0]
-    label = f"{type(backend).__module__}.{type(backend).__name__}"
-    if isinstance(backend, fail.Keyring):
-        return "no keyring backend is available"
-    if "plaintext" in label.lower():
-        return f"the keyring backend {label} stores secrets unencrypted"
-    try:
-        priority = float(type(backend).priority)
-    except Exception as error:
-        return f"the keyring backend {label} is unusable ({error})"
-    if priority < MIN_KEYRING_PRIORITY:
-        return f"the keyring backend {label} is not considered secure (priority {priority:g})"
-    return None
-
-
-def _unavailable(problem: str) -> SecretStorageUnavailable:
-    return SecretStorageUnavailable(
-        f"Hearth will not store passwords: {problem}. You will be asked for them each session; "
-        "set up the system keyring (Keychain, Credential Manager, GNOME Keyring or KWallet) "
-        "to have them remembered."
-    )
-
-
 class SettingsStore:
-    """Saves and loads connector settings; secrets go only to a secure keyring."""
+    """Saves and loads connector settings; secrets go only where `hearth.secrets` keeps them."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, secrets: Secrets | None = None) -> None:
         self._folder = folder
+        self._secrets = secrets
+
+    @property
+    def secrets(self) -> Secrets:
+        return self._secrets if self._secrets is not None else shared_secrets()
 
     @property
     def folder(self) -> Path:
@@ -176,17 +141,16 @@ class SettingsStore:
         plain = settings.model_dump(mode="json", exclude=set(secrets))
         paths.write_json_atomically(self.path(connector), plain)
         values = {name: _secret_text(getattr(settings, name)) for name in secrets}
-        if not any(value is not None for value in values.values()):
-            self._forget_secrets(connector, list(values))
-            return
-        problem = secure_keyring_problem()
-        if problem:
-            raise _unavailable(problem)
+        # A secret left empty keeps the stored one (the form's "leave blank to keep it"), so
+        # settings read while the store was locked never erase a password; `delete` forgets.
         for name, value in values.items():
-            if value is None:
-                self._forget_secrets(connector, [name])
-            else:
-                _keyring_call(keyring.set_password, SERVICE, f"{connector}.{name}", value)
+            if value is not None:
+                self.secrets.set(_key(connector, name), value)
+
+    def hold(self, connector: str, secrets: Mapping[str, str]) -> None:
+        """Use `secrets` for `connector` this session only, in memory, whatever is stored."""
+        for name, value in secrets.items():
+            self.secrets.hold(_key(connector, name), value)
 
     def load(
         self,
@@ -194,18 +158,18 @@ class SettingsStore:
         model: type[Settings],
         *,
         secrets: Mapping[str, str] | None = None,
-        with_keyring: bool = True,
+        with_secrets: bool = True,
     ) -> Settings:
-        """Saved settings merged with keyring secrets and `secrets` asked for this session.
+        """Saved settings merged with their stored secrets and `secrets` given for this call.
 
-        `with_keyring=False` leaves the keyring alone (its secrets stay unset): for the many
-        readers that need an address or a schedule, never a password.
+        `with_secrets=False` leaves the secrets unread (unset): for the many readers that need
+        an address or a schedule, never a password, and must not ask to unlock a store.
         """
         secret_names = secret_fields(model)
         data = {k: v for k, v in self._read_json(connector).items() if k not in secret_names}
         provided = dict(secrets or {})
         wanted = [name for name in secret_names if name not in provided]
-        if with_keyring:
+        if with_secrets:
             data.update(self._read_secrets(connector, wanted))
         data.update(provided)
         try:
@@ -214,9 +178,10 @@ class SettingsStore:
             raise _settings_error(connector, error) from None
 
     def delete(self, connector: str, model: type[pydantic.BaseModel]) -> None:
-        """Forget a connector's settings, its keyring secrets included."""
+        """Forget a connector's settings, its stored secrets included."""
         self.path(connector).unlink(missing_ok=True)
-        self._forget_secrets(connector, secret_fields(model))
+        for name in secret_fields(model):
+            self.secrets.delete(_key(connector, name))
 
     def _read_json(self, connector: str) -> dict[str, Any]:
         path = self.path(connector)
@@ -233,21 +198,12 @@ class SettingsStore:
         return data
 
     def _read_secrets(self, connector: str, names: list[str]) -> dict[str, str]:
-        if not names or secure_keyring_problem():
-            return {}
-        found = {}
-        for name in names:
-            value = _keyring_call(keyring.get_password, SERVICE, f"{connector}.{name}")
-            if value is not None:
-                found[name] = value
-        return found
+        found = {name: self.secrets.get(_key(connector, name)) for name in names}
+        return {name: value for name, value in found.items() if value is not None}
 
-    def _forget_secrets(self, connector: str, names: list[str]) -> None:
-        if not names or secure_keyring_problem():
-            return
-        for name in names:
-            with contextlib.suppress(keyring.errors.PasswordDeleteError):
-                keyring.delete_password(SERVICE, f"{connector}.{name}")
+
+def _key(connector: str, name: str) -> str:
+    return f"{connector}.{name}"
 
 
 def _secret_text(value: object) -> str | None:
@@ -257,16 +213,6 @@ def _secret_text(value: object) -> str | None:
         secret = value.get_secret_value()
         return secret.decode() if isinstance(secret, bytes) else secret
     return value if isinstance(value, str) else json.dumps(to_jsonable_python(value))
-
-
-_Result = TypeVar("_Result")
-
-
-def _keyring_call(call: Callable[..., _Result], *args: str) -> _Result:
-    try:
-        return call(*args)
-    except keyring.errors.KeyringError as error:
-        raise _unavailable(f"the keyring refused access ({error})") from None
 
 
 def _settings_error(connector: str, error: pydantic.ValidationError) -> SettingsError:

@@ -56,8 +56,16 @@ class CalDavSource:
 
     kind: SourceKind = "caldav"
 
-    def __init__(self, url: str, username: str, password: str, *, timeout_s: float = 20.0) -> None:
-        self.connection = DavConnection(url, username, password, timeout_s=timeout_s)
+    def __init__(
+        self,
+        url: str,
+        username: str,
+        password: str,
+        *,
+        pinned: str = "",
+        timeout_s: float = 20.0,
+    ) -> None:
+        self.connection = DavConnection(url, username, password, timeout_s=timeout_s, pinned=pinned)
         self._hrefs: dict[tuple[str, str], str] = {}  # (calendar URL, uid) -> resource URL
         self._without_sync: set[str] = set()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pydantic
 
-from hearth import shown
+from hearth import keep_password, read_fingerprint, shown
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.calendar.objects import Problem
@@ -40,7 +40,22 @@ def calendar_commands(library: CalendarLibrary) -> click.Group:
         ],
         help="Calendar files and CalDAV accounts, their sync, and their events.",
         context_settings={"obj": library},
+        params=[
+            click.Option(
+                ["--ask-password"],
+                is_flag=True,
+                help="Ask for the CalDAV password now (used for this run only, never stored); "
+                "it is read from standard input when that is not a terminal.",
+            )
+        ],
+        callback=_ask_password,
     )
+
+
+@click.pass_obj
+def _ask_password(library: CalendarLibrary, ask_password: bool) -> None:
+    if ask_password:
+        library.use_password_for_session(click.prompt("CalDAV password", hide_input=True))
 
 
 @click.command("add-file")
@@ -67,18 +82,43 @@ def remove_file(library: CalendarLibrary, path: Path) -> None:
 @click.argument("server")
 @click.option("--user", "username", required=True, help="Your user name on the server.")
 @click.password_option(confirmation_prompt=False, help="An app password where offered.")
+@click.option(
+    "--trust",
+    default="",
+    metavar="FINGERPRINT",
+    help="Trust the server's self-signed certificate with this SHA-256 fingerprint, which a "
+    "failed connect shows.",
+)
 @click.pass_obj
-def connect(library: CalendarLibrary, server: str, username: str, password: str) -> None:
+def connect(
+    library: CalendarLibrary, server: str, username: str, password: str, trust: str
+) -> None:
     """Connect the CalDAV account at SERVER (a bare address works); the password goes to the
-    system keyring."""
+    system keyring, or Hearth's own password store where there is none."""
     # Imported here: caldav's HTTP stack would slow every `hearth` command.
     from hearth.connectors.calendar.discovery import check_connection
 
-    found = check_connection(server, username, password)
-    update = {"server": server, "username": username, "password": pydantic.SecretStr(password)}
-    library.save(library.settings().model_copy(update=update))
+    try:
+        pinned = read_fingerprint(trust)
+    except ValueError as error:
+        raise click.UsageError(f"--trust {trust}: {error}") from None
+    found = check_connection(server, username, password, pinned=pinned)
+    update = {
+        "server": server,
+        "username": username,
+        "password": pydantic.SecretStr(password),
+        "trusted_certificate": pinned,
+    }
+    settings = library.public_settings().model_copy(update=update)
+
+    def hold() -> None:
+        library.save(settings.model_copy(update={"password": None}))
+        library.use_password_for_session(password)
+
+    where = keep_password(lambda: library.save(settings), hold)
     click.echo(f"Connected: {', '.join(shown(calendar.name) for calendar in found)}")
-    library.refresh()
+    click.echo(where)
+    _sync_or_fail(library)
 
 
 @click.command("list")
@@ -113,10 +153,19 @@ def status(library: CalendarLibrary) -> None:
 @click.pass_obj
 def sync(library: CalendarLibrary) -> None:
     """Fetch changes now and send changes made while offline."""
+    _sync_or_fail(library)
+
+
+def _sync_or_fail(library: CalendarLibrary) -> None:
+    problem = library.account_problem()
     now = time.time()
     for state in library.refresh():
         click.echo(shown(f"{state.calendar}: {describe_state(state, now)}"))
     _report_problems(library.store.problems(), err=True)
+    if problem:
+        raise click.ClickException(problem[:1].upper() + problem[1:])
+    if not library.store.calendars():
+        click.echo(NO_CALENDARS)
 
 
 @click.command("events")

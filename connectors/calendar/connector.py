@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from hearth import Connector, data_dir
+from hearth import Connector, counted, data_dir
 from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.cli import calendar_commands
 from hearth.connectors.calendar.library import NAME, CalendarLibrary
@@ -76,11 +76,20 @@ class CalendarConnector(ReadingTools, WritingTools, Connector):
         # Imported here: caldav's HTTP stack would slow every start of Hearth.
         from hearth.connectors.calendar.discovery import check_connection
 
-        found = check_connection(settings.server, settings.username, password)
-        return f"Connected: {len(found)} calendars ({', '.join(c.name for c in found)})."
+        found = check_connection(
+            settings.server, settings.username, password, pinned=settings.trusted_certificate
+        )
+        return f"Connected: {counted(len(found), 'calendar')} ({', '.join(c.name for c in found)})."
 
     def status_line(self) -> str | None:
-        return overview(self.library.store.status(), self.library.missing_files(), time.time())
+        line = overview(self.library.store.status(), self.library.missing_files(), time.time())
+        problem = self.library.account_problem()
+        return (
+            "; ".join(
+                part for part in (line, problem and problem[:1].upper() + problem[1:]) if part
+            )
+            or None
+        )
 
     def commands(self) -> Iterable[click.Command]:
         return [calendar_commands(self.library)]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hearth import ToolFailure
+from hearth import CertificateNotTrusted, ToolFailure
+from hearth import spaced_fingerprint as spaced
 
 
 class CalendarError(ToolFailure):
@@ -42,3 +43,13 @@ class ConnectionProblem(CalendarError):
     def __init__(self, stage: str, message: str) -> None:
         super().__init__(message)
         self.stage = stage
+
+
+class UntrustedCertificate(ConnectionProblem, CertificateNotTrusted):
+    """The server's certificate was refused; trusting `fingerprint` would pass it."""
+
+    setting = "trusted_certificate"
+
+    def __init__(self, refusal: str, fingerprint: str) -> None:
+        super().__init__("tls", f"{refusal} Its SHA-256 fingerprint is {spaced(fingerprint)}.")
+        self.refusal, self.fingerprint = refusal, fingerprint

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import tzlocal
 
-from hearth import Every, HearthError, SettingsStore, data_dir
+from hearth import Every, HearthError, SecretStorageUnavailable, SettingsStore, data_dir
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.expand import occurrences
 from hearth.connectors.calendar.local import IcsFileSource
@@ -49,24 +49,56 @@ class CalendarLibrary:
         self._now = now
         self.store = CalendarStore(cache_path or data_dir() / CACHE_FILE, self.sources)
         self._lock = threading.Lock()
+        self._secret_problem: str | None = None
         self._caldav: tuple[str, CalDavSource] | None = None
         self._sync = Every(
-            "calendar sync", self.store.refresh, lambda: self.settings().sync_minutes
+            "calendar sync", self.store.refresh, lambda: self.public_settings().sync_minutes
         )
 
     def settings(self) -> CalendarSettings:
-        """The saved settings; without a usable password the CalDAV account is left out."""
+        """The saved settings; when the password cannot be read, they come without it (so the
+        CalDAV account is left out) and `account_problem` says why."""
         try:
-            return self.settings_store.load(NAME, CalendarSettings)
+            settings = self.settings_store.load(NAME, CalendarSettings)
+        except SecretStorageUnavailable as error:
+            self._secret_problem = str(error)
+            return self.public_settings()
         except HearthError as error:
             log.warning("calendar settings could not be read: %s", error)
             return CalendarSettings()
+        self._secret_problem = None
+        return settings
+
+    def public_settings(self) -> CalendarSettings:
+        """The settings without the password: no secret is read, nor a locked store opened."""
+        try:
+            return self.settings_store.load(NAME, CalendarSettings, with_secrets=False)
+        except HearthError as error:
+            log.warning("calendar settings could not be read: %s", error)
+            return CalendarSettings()
+
+    def use_password_for_session(self, password: str) -> None:
+        """A password kept in memory only, for this session, whatever is stored."""
+        if password:
+            self.settings_store.hold(NAME, {"password": password})
+
+    def account_problem(self) -> str | None:
+        """Why the CalDAV account set up is not used now (its password is not known), or None."""
+        settings = self.settings()
+        if not (settings.server and settings.username) or settings.password is not None:
+            return None
+        why = self._secret_problem or "it is not stored"
+        return (
+            f"the CalDAV password for {settings.username} is not known this session ({why}): "
+            "enter it under Accounts → Calendar, or run `hearth calendar --ask-password sync` "
+            "in a terminal"
+        )
 
     def save(self, settings: CalendarSettings) -> None:
         self.settings_store.save(NAME, settings)
 
     def zone(self) -> ZoneInfo:
-        name = self.settings().time_zone or tzlocal.get_localzone_name() or "UTC"
+        name = self.public_settings().time_zone or tzlocal.get_localzone_name() or "UTC"
         return ZoneInfo(name)
 
     def now(self) -> datetime:
@@ -76,7 +108,7 @@ class CalendarLibrary:
         """The ICS files granted, and the CalDAV account when it is complete."""
         settings = self.settings()
         found: list[CalendarSource] = [
-            IcsFileSource(lambda: [Path(path) for path in self.settings().ics_files])
+            IcsFileSource(lambda: [Path(path) for path in self.public_settings().ics_files])
         ]
         account = self._account(settings)
         if account is not None:
@@ -89,13 +121,14 @@ class CalendarLibrary:
         # caldav and its HTTP stack take a third of a second to import; only an account needs them.
         from hearth.connectors.calendar.caldav_source import CalDavSource
 
-        password = settings.password.get_secret_value()
+        password, pinned = settings.password.get_secret_value(), settings.trusted_certificate
         key = hashlib.sha256(
-            "\0".join((settings.server, settings.username, password)).encode()
+            "\0".join((settings.server, settings.username, password, pinned)).encode()
         ).hexdigest()
         with self._lock:
             if self._caldav is None or self._caldav[0] != key:
-                self._caldav = (key, CalDavSource(settings.server, settings.username, password))
+                source = CalDavSource(settings.server, settings.username, password, pinned=pinned)
+                self._caldav = (key, source)
             return self._caldav[1]
 
     def occurrences(
@@ -129,7 +162,7 @@ class CalendarLibrary:
             raise CalendarError(f"{path} does not exist")
         if real.is_file() and real.suffix.lower() != ".ics":
             raise CalendarError(f"{path} is not an .ics calendar file")
-        settings = self.settings()
+        settings = self.public_settings()
         if str(real) not in settings.ics_files:
             self.save(settings.model_copy(update={"ics_files": [*settings.ics_files, str(real)]}))
         self.store.refresh()
@@ -141,7 +174,7 @@ class CalendarLibrary:
 
     def remove_file(self, path: Path) -> None:
         real = str(path.expanduser().resolve())
-        settings = self.settings()
+        settings = self.public_settings()
         kept = [item for item in settings.ics_files if item != real]
         if len(kept) == len(settings.ics_files):
             raise CalendarError(f"{path} was not added")
@@ -150,7 +183,7 @@ class CalendarLibrary:
 
     def missing_files(self) -> list[str]:
         """Granted calendar files or folders that are not there now."""
-        return [path for path in self.settings().ics_files if not Path(path).exists()]
+        return [path for path in self.public_settings().ics_files if not Path(path).exists()]
 
     def refresh(self) -> list[SyncState]:
         return self.store.refresh()

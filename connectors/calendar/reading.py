@@ -127,7 +127,7 @@ class ReadingTools:
         begin = max(begin, _next_quarter(library.now()))
         duration = timedelta(minutes=max(1, duration_minutes))
         found, problems = library.occurrences(begin, finish, calendar)
-        settings = library.settings()
+        settings = library.public_settings()
         hours = WorkingHours(start=_hour(settings.day_starts), end=_hour(settings.day_ends))
         open_ = free_slots(
             busy_periods(found, zone),

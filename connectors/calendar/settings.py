@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pydantic
 
+from hearth import read_fingerprint
+
 
 class CalendarSettings(pydantic.BaseModel):
-    """Saved by the Accounts page and `hearth calendar`; the password lives in the keyring."""
+    """Saved by the Accounts page and `hearth calendar`; the password is kept by hearth.secrets."""
 
     server: str = pydantic.Field(
         default="",
@@ -22,8 +24,14 @@ class CalendarSettings(pydantic.BaseModel):
     password: pydantic.SecretStr | None = pydantic.Field(
         default=None,
         title="Password",
-        description="Use an app password where your provider offers one. Kept in the system "
-        "keyring only.",
+        description="Use an app password where your provider offers one. Kept in the "
+        "keyring (or Hearth's password store), never in a settings file.",
+    )
+    trusted_certificate: str = pydantic.Field(
+        default="",
+        title="Trusted certificate (SHA-256)",
+        description="Only for a server with a self-signed certificate: its SHA-256 "
+        "fingerprint, which 'Test connection' shows. Any other certificate is refused.",
     )
     ics_files: list[str] = pydantic.Field(
         default_factory=list,
@@ -39,6 +47,11 @@ class CalendarSettings(pydantic.BaseModel):
     day_starts: int = pydantic.Field(default=9, ge=0, le=23, title="Working day starts (hour)")
     day_ends: int = pydantic.Field(default=17, ge=1, le=24, title="Working day ends (hour)")
     sync_minutes: int = pydantic.Field(default=15, ge=1, le=1440, title="Sync every (minutes)")
+
+    @pydantic.field_validator("trusted_certificate")
+    @classmethod
+    def _fingerprint(cls, value: str) -> str:
+        return read_fingerprint(value)
 
     @pydantic.field_validator("ics_files")
     @classmethod

@@ -65,9 +65,12 @@ class Entry:
 class DavConnection:
     """One login to a CalDAV server, from the address a user typed to their calendar home."""
 
-    def __init__(self, url: str, username: str, password: str, *, timeout_s: float) -> None:
+    def __init__(
+        self, url: str, username: str, password: str, *, timeout_s: float, pinned: str = ""
+    ) -> None:
         self.url = url.strip() if "://" in url else f"https://{url.strip()}"
         self._login = (username, password)
+        self._pinned = pinned
         self._timeout_s = timeout_s
         self._client: DAVClient | None = None
         self._home: str | None = None
@@ -149,7 +152,9 @@ class DavConnection:
                     username=username,
                     password=password,
                     timeout=math.ceil(self._timeout_s),
-                    ssl_verify_cert=True,
+                    # A pinned certificate is checked right after the handshake, before the
+                    # request (and its password) is sent; anything else is verified in full.
+                    ssl_verify_cert=f"sha256_{self._pinned}" if self._pinned else True,
                 )
         return self._client
 
@@ -216,6 +221,12 @@ def _translated_failures(server: str) -> Iterator[None]:
             "user name and password, and that this account may use the calendar.",
         ) from refused
     except niquests.exceptions.SSLError as insecure:
+        if "Fingerprints did not match" in str(insecure):
+            raise CertificateRejected(
+                f"The certificate of {host} is not the one you trusted; no password was sent. "
+                "If the server really changed its certificate, trust the new fingerprint in "
+                "the settings.",
+            ) from insecure
         raise CertificateRejected(
             f"The secure connection to {host} could not be verified ({_tls_reason(insecure)}); "
             "Hearth will not connect insecurely, so ask the server's owner to fix its certificate.",

@@ -66,7 +66,7 @@ class WritingTools(ProposalHooks):
         library = self.library
         fields = self._fields(title, start, end, location, description, attendees)
         uid = event_uid()
-        organizer = library.settings().username
+        organizer = library.public_settings().username
         ics = new_object(
             uid,
             fields,

@@ -18,12 +18,11 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 
-import keyring
 import trustme
 from caldav.davclient import DAVClient
 from pydantic import SecretStr
 
-from hearth import Connector, SettingsStore
+from hearth import Connector, Secrets, SettingsStore
 from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.connectors.calendar.library import CalendarLibrary
@@ -58,7 +57,8 @@ class Environment:
         self.documents = self.folder / "home" / "Documents"
         self.ca = trustme.CA()
         self._saved_env = {name: os.environ.get(name) for name in _ENVIRONMENT}
-        self._saved_keyring = keyring.get_keyring()
+        # Each scenario's Hearth keeps the loopback passwords in its own password store.
+        self._store_password = os.urandom(16).hex()
         self.dovecot: DovecotServer | None = None
         self.smtp: SmtpServer | None = None
         self.radicale: RadicaleServer | None = None
@@ -88,7 +88,6 @@ class Environment:
         self.ca.cert_pem.write_to_path(str(bundle))
         os.environ["SSL_CERT_FILE"] = str(bundle)
         os.environ.pop("SSL_CERT_DIR", None)
-        self._use_private_keyring()
         self.dovecot = DovecotServer(self._private_dir("dovecot"), self.ca).start()
         self.smtp = SmtpServer(self.ca, "tls").start()
         self._smtp_port = self.smtp.port
@@ -101,7 +100,6 @@ class Environment:
             if server is not None:
                 server.stop()
         self.laptop = self.radicale = self.smtp = self.dovecot = None
-        keyring.set_keyring(self._saved_keyring)
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -145,7 +143,7 @@ class Environment:
         the scenario's MCP server, if it has one."""
         assert self.dovecot and self.radicale and self.laptop
         home = Path(os.environ["HEARTH_HOME"])
-        store = SettingsStore(home / "connectors")
+        store = SettingsStore(home / "connectors", self._password_store(home))
         store.save(MAIL_SETTINGS, self._mail_settings())
         account = MailAccount(store, home / "mail")
         account.use_password_for_session(dovecot_server.PASSWORD)
@@ -259,18 +257,16 @@ class Environment:
         if self.smtp is not None:
             self._receipts.extend((list(item.rcpt_tos), item.data) for item in self.smtp.take_all())
 
+    def _password_store(self, home: Path) -> Secrets:
+        secrets = Secrets(home / "secrets.hearth", system=None)
+        if secrets.vault.exists:
+            secrets.unlock(self._store_password)
+        else:
+            secrets.create_store(self._store_password)
+        return secrets
+
     def _private_dir(self, name: str) -> Path:
         # Dovecot's mail processes run as another user when we are root: they must reach it.
         folder = Path(tempfile.mkdtemp(prefix=f"hearth-eval-{name}-"))
         self._cleanup.append(folder)
         return folder / name
-
-    def _use_private_keyring(self) -> None:
-        from keyrings.cryptfile.cryptfile import CryptFileKeyring  # type: ignore[import-untyped]
-
-        backend = CryptFileKeyring()
-        # A throwaway keyring for a loopback password: the KDF's cost buys nothing here.
-        backend.time_cost, backend.memory_cost = 1, 1024
-        backend.file_path = str(self.folder / "keyring.cfg")
-        backend.keyring_key = os.urandom(16).hex()
-        keyring.set_keyring(backend)

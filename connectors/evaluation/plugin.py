@@ -13,7 +13,7 @@ import click
 from hearth import hookimpl
 
 # What `hearth eval` needs beyond Hearth itself: the `eval` extra's packages.
-EXTRA = ("radicale", "aiosmtpd", "trustme", "keyrings")
+EXTRA = ("radicale", "aiosmtpd", "trustme")
 NEEDS = (
     "`hearth eval` needs the loopback servers it scores Hearth on, which this installation does"
     " not have. From a source checkout: pip install 'hearth[eval]' (and sudo apt install"

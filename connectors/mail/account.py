@@ -43,27 +43,26 @@ class MailAccount:
         self.outbox.recover()
         self.clock = clock
         self.last_sync: float | None = None
-        self._session_password: str | None = None
         self._lock = threading.RLock()
         self._sync = Every(
             "mail sync", self._sync_if_set_up, lambda: self.public_settings().sync_minutes
         )
 
     def settings(self) -> MailSettings:
-        secrets = {"password": self._session_password} if self._session_password else None
-        return self.settings_store.load(NAME, MailSettings, secrets=secrets)
+        return self.settings_store.load(NAME, MailSettings)
 
     def public_settings(self) -> MailSettings:
-        """The settings without the password: the keyring is not asked (a D-Bus call, and a
-        secret the caller has no use for)."""
-        return self.settings_store.load(NAME, MailSettings, with_keyring=False)
+        """The settings without the password: no secret is read (nor a locked store opened)
+        for a caller that has no use for it."""
+        return self.settings_store.load(NAME, MailSettings, with_secrets=False)
 
     def save(self, settings: MailSettings) -> None:
         self.settings_store.save(NAME, settings)
 
     def use_password_for_session(self, password: str) -> None:
-        """A password kept in memory only, for when no secure keyring may hold it."""
-        self._session_password = password or None
+        """A password kept in memory only, for this session, whatever is stored."""
+        if password:
+            self.settings_store.hold(NAME, {"password": password})
 
     def ready(self) -> MailSettings:
         """The settings, refusing when the account cannot be reached with them."""
@@ -72,8 +71,8 @@ class MailAccount:
             raise MailError("mail is not set up yet: add your account under Accounts → Mail")
         if settings.password is None:
             raise MailError(
-                "the mail password is not known this session: enter it under Accounts → Mail "
-                "or run `hearth mail password`"
+                "the mail password is not known this session: enter it under Accounts → Mail, "
+                "or run `hearth mail --ask-password sync` in a terminal"
             )
         return settings
 

@@ -1,7 +1,8 @@
 """`Test connection` for a mail account: IMAP, then SMTP, naming the stage that failed.
 
 A certificate the system does not trust is refused; the message then shows the certificate's
-SHA-256 fingerprint, which the user may pin if the server is theirs. Nothing is sent to a
+SHA-256 fingerprint, which the user may pin for that server (IMAP and SMTP each have their own)
+if the server is theirs. Nothing is sent to a
 server whose certificate was refused.
 """
 
@@ -9,21 +10,28 @@ from __future__ import annotations
 
 import contextlib
 import smtplib
+from typing import Literal
 
-from hearth.connectors.mail.errors import ConnectionProblem
+from hearth import counted
+from hearth.connectors.mail.errors import ConnectionProblem, UntrustedCertificate
 from hearth.connectors.mail.imap import open_imap, presented_fingerprint
 from hearth.connectors.mail.mailbox import Mailbox
+from hearth.connectors.mail.presets import Security
 from hearth.connectors.mail.settings import MailSettings
-from hearth.connectors.mail.smtp import open_smtp
-from hearth.connectors.mail.tls import spaced
+from hearth.connectors.mail.smtp import open_smtp, presented_smtp_fingerprint
+
+Protocol = Literal["IMAP", "SMTP"]
+PIN_SETTING: dict[Protocol, str] = {
+    "IMAP": "imap_trusted_certificate",
+    "SMTP": "smtp_trusted_certificate",
+}
 
 
 def check_connection(settings: MailSettings, password: str) -> str:
     """Log in to IMAP and SMTP; a summary, or `ConnectionProblem` saying which step failed."""
     if not settings.address:
         raise ConnectionProblem("settings", "enter your email address first")
-    imap_host, imap_port, imap_security = settings.imap()
-    smtp_host, smtp_port, _ = settings.smtp()
+    imap_host, smtp_host = settings.imap()[0], settings.smtp()[0]
     if not imap_host or not smtp_host:
         raise ConnectionProblem(
             "settings",
@@ -36,27 +44,31 @@ def check_connection(settings: MailSettings, password: str) -> str:
         with Mailbox(open_imap(settings, password)) as mailbox:
             folders = [f for f in mailbox.folders() if f.selectable]
     except ConnectionProblem as problem:
-        raise _with_fingerprint(problem, "IMAP", imap_host, imap_port, imap_security) from None
+        raise _with_fingerprint(problem, "IMAP", settings.imap()) from None
     try:
         client = open_smtp(settings, password)
     except ConnectionProblem as problem:
-        raise ConnectionProblem(
-            problem.stage, f"SMTP ({smtp_host}:{smtp_port}): {problem}"
-        ) from None
+        raise _with_fingerprint(problem, "SMTP", settings.smtp()) from None
     with contextlib.suppress(smtplib.SMTPException, OSError):
         client.quit()
     return (
-        f"Connected: IMAP {imap_host} ({len(folders)} folders) and SMTP {smtp_host}, "
+        f"Connected: IMAP {imap_host} ({counted(len(folders), 'folder')}) and SMTP {smtp_host}, "
         "both over verified TLS."
     )
 
 
+def presented(protocol: Protocol, server: tuple[str, int, Security]) -> str | None:
+    """The SHA-256 fingerprint of the certificate the IMAP or SMTP server presents now."""
+    read = presented_fingerprint if protocol == "IMAP" else presented_smtp_fingerprint
+    return read(*server)
+
+
 def _with_fingerprint(
-    problem: ConnectionProblem, protocol: str, host: str, port: int, security: str
+    problem: ConnectionProblem, protocol: Protocol, server: tuple[str, int, Security]
 ) -> ConnectionProblem:
+    host, port, _ = server
     text = f"{protocol} ({host}:{port}): {problem}"
-    if problem.stage == "tls":
-        found = presented_fingerprint(host, port, security)  # type: ignore[arg-type]
-        if found:
-            text += f" Its SHA-256 fingerprint is {spaced(found)}."
-    return ConnectionProblem(problem.stage, text)
+    found = presented(protocol, server) if problem.stage == "tls" else None
+    if not found:
+        return ConnectionProblem(problem.stage, text)
+    return UntrustedCertificate(text, setting=PIN_SETTING[protocol], fingerprint=found)

@@ -8,7 +8,8 @@ from collections.abc import Callable
 import click
 import pydantic
 
-from hearth import HearthError, SecretStorageUnavailable, shown
+from hearth import HearthError, keep_password, read_fingerprint, shown
+from hearth import spaced_fingerprint as spaced
 from hearth.connectors.mail import sending
 from hearth.connectors.mail.account import MailAccount
 from hearth.connectors.mail.ids import message_id
@@ -29,7 +30,8 @@ def mail_commands(account: MailAccount) -> click.Group:
             click.Option(
                 ["--ask-password"],
                 is_flag=True,
-                help="Ask for the password now (used for this run only, never stored).",
+                help="Ask for the password now (used for this run only, never stored); it is "
+                "read from standard input when that is not a terminal.",
             )
         ],
         callback=_ask_password,
@@ -50,6 +52,13 @@ def _ask_password(account: MailAccount, ask_password: bool) -> None:
 @click.option("--imap-security", type=click.Choice(SECURITY), default="auto", show_default=True)
 @click.option("--smtp-security", type=click.Choice(SECURITY), default="auto", show_default=True)
 @click.option("--username", default="", help="Login name, when it is not the address.")
+@click.option(
+    "--trust",
+    multiple=True,
+    metavar="FINGERPRINT",
+    help="Trust the self-signed certificate with this SHA-256 fingerprint, which a failed "
+    "connect shows, for whichever server (IMAP or SMTP) presents it; give it twice for two.",
+)
 @click.pass_obj
 def connect(
     account: MailAccount,
@@ -60,8 +69,10 @@ def connect(
     imap_security: str,
     smtp_security: str,
     username: str,
+    trust: tuple[str, ...],
 ) -> None:
-    """Set up the mail account and test it; the password goes to the system keyring only."""
+    """Set up the mail account and test it; the password goes to the system keyring, or
+    Hearth's own password store where there is none."""
     password = click.prompt("Password (an app password is best)", hide_input=True)
     (imap_host, imap_port), (smtp_host, smtp_port) = _server(imap), _server(smtp)
     try:
@@ -81,12 +92,13 @@ def connect(
         )
     except pydantic.ValidationError as error:
         raise click.UsageError(str(error.errors()[0]["msg"])) from None
-    try:
-        account.save(settings)
-    except SecretStorageUnavailable as error:
-        click.echo(shown(str(error)), err=True)
-        click.echo("Saved everything but the password; use `hearth mail --ask-password ...`.")
-    account.use_password_for_session(password)
+    settings = settings.model_copy(update=_pins(trust, settings))
+
+    def hold() -> None:
+        account.save(settings.model_copy(update={"password": None}))
+        account.use_password_for_session(password)
+
+    click.echo(keep_password(lambda: account.save(settings), hold))
     _run(lambda: click.echo(shown(_check(account))))
 
 
@@ -203,6 +215,33 @@ def outbox_resend(account: MailAccount, message_id: str) -> None:
 def outbox_discard(account: MailAccount, message_id: str) -> None:
     """Drop a waiting, failed or unknown message from the outbox without sending it."""
     _run(lambda: account.outbox.mark(message_id, "discarded", "discarded by the user"))
+
+
+def _pins(trust: tuple[str, ...], settings: MailSettings) -> dict[str, str]:
+    """The settings that pin each fingerprint given to the server that presents it."""
+    if not trust:
+        return {}
+    from hearth.connectors.mail.check import PIN_SETTING, Protocol, presented
+
+    shows: dict[Protocol, str | None] = {
+        "IMAP": presented("IMAP", settings.imap()),
+        "SMTP": presented("SMTP", settings.smtp()),
+    }
+    pins = {}
+    for given in trust:
+        try:
+            wanted = read_fingerprint(given)
+        except ValueError as error:
+            raise click.UsageError(f"--trust {given}: {error}") from None
+        matching = [protocol for protocol, found in shows.items() if found == wanted]
+        if not matching:
+            presented_now = "; ".join(
+                f"{protocol} presents {spaced(found) if found else 'no readable certificate'}"
+                for protocol, found in shows.items()
+            )
+            raise click.UsageError(f"No server presents {spaced(wanted)}: {presented_now}.")
+        pins.update({PIN_SETTING[protocol]: wanted for protocol in matching})
+    return pins
 
 
 def _server(value: str) -> tuple[str, int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import click
 
@@ -55,10 +55,6 @@ class MailConnector(ReadingTools, WritingTools, Connector):
 
         password = settings.password.get_secret_value() if settings.password else ""
         return check_connection(settings, password)
-
-    def use_session_secrets(self, secrets: Mapping[str, str]) -> None:
-        if secrets.get("password"):
-            self.account.use_password_for_session(secrets["password"])
 
     def actions(self) -> Sequence[ConnectorAction]:
         return outbox_actions(self.account)

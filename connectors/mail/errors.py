@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from hearth import ToolFailure
+from hearth import CertificateNotTrusted, ToolFailure
+from hearth import spaced_fingerprint as spaced
 
 Stage = Literal["settings", "dns", "tcp", "tls", "auth", "capability"]
 
@@ -35,3 +36,11 @@ class ConnectionProblem(MailError):
     def __init__(self, stage: Stage, message: str) -> None:
         super().__init__(message)
         self.stage = stage
+
+
+class UntrustedCertificate(ConnectionProblem, CertificateNotTrusted):
+    """A server's certificate was refused; trusting `fingerprint` in `setting` would pass it."""
+
+    def __init__(self, refusal: str, setting: str, fingerprint: str) -> None:
+        super().__init__("tls", f"{refusal} Its SHA-256 fingerprint is {spaced(fingerprint)}.")
+        self.refusal, self.setting, self.fingerprint = refusal, setting, fingerprint

@@ -33,7 +33,7 @@ def open_imap(
     if not host:
         raise ConnectionProblem("settings", "no IMAP server is set for this account")
     try:
-        client = _connect(host, port, security, settings.trusted_certificate, timeout)
+        client = _connect(host, port, security, settings.imap_trusted_certificate, timeout)
     except ConnectionProblem as problem:
         if for_use and problem.stage in ("dns", "tcp"):
             raise Offline(str(problem)) from problem

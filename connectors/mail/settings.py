@@ -7,14 +7,14 @@ from typing import Literal
 
 import pydantic
 
+from hearth import read_fingerprint
 from hearth.connectors.mail.presets import Security, preset_for
 
 Choice = Literal["auto", "tls", "starttls"]
-_FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 
 class MailSettings(pydantic.BaseModel):
-    """Saved by the Accounts page and `hearth mail`; the password lives in the keyring only.
+    """Saved by the Accounts page and `hearth mail`; the password is kept by `hearth.secrets`.
 
     Empty server fields take the provider's preset for the address (Gmail, Outlook, iCloud,
     Fastmail, Yahoo, GMX, web.de, Posteo, Proton Bridge).
@@ -28,8 +28,8 @@ class MailSettings(pydantic.BaseModel):
     password: pydantic.SecretStr | None = pydantic.Field(
         default=None,
         title="Password",
-        description="Use an app password where your provider offers one. Kept in the system "
-        "keyring only.",
+        description="Use an app password where your provider offers one. Kept in the "
+        "keyring (or Hearth's password store), never in a settings file.",
     )
     imap_host: str = pydantic.Field(default="", title="IMAP server")
     imap_port: int = pydantic.Field(
@@ -56,11 +56,16 @@ class MailSettings(pydantic.BaseModel):
         description="Whether the SMTP server puts a copy in Sent itself (Gmail and Outlook "
         "do); auto: the provider's preset, else no, and Hearth files the copy.",
     )
-    trusted_certificate: str = pydantic.Field(
+    imap_trusted_certificate: str = pydantic.Field(
         default="",
-        title="Trusted certificate (SHA-256)",
-        description="Only for a server with a self-signed certificate: its SHA-256 "
+        title="IMAP trusted certificate (SHA-256)",
+        description="Only for an IMAP server with a self-signed certificate: its SHA-256 "
         "fingerprint, which 'Test connection' shows. Any other certificate is refused.",
+    )
+    smtp_trusted_certificate: str = pydantic.Field(
+        default="",
+        title="SMTP trusted certificate (SHA-256)",
+        description="The same for the SMTP server, which often has a certificate of its own.",
     )
     sync_minutes: int = pydantic.Field(default=5, ge=1, le=1440, title="Check every (minutes)")
 
@@ -74,13 +79,21 @@ class MailSettings(pydantic.BaseModel):
             raise ValueError(f"{address!r} is not a plain email address like ann@example.org")
         return address
 
-    @pydantic.field_validator("trusted_certificate")
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _one_pin_for_both(cls, data: object) -> object:
+        # Settings saved before each server had its own pin had one for both.
+        if isinstance(data, dict) and "trusted_certificate" in data:
+            data = dict(data)
+            pinned = data.pop("trusted_certificate")
+            data.setdefault("imap_trusted_certificate", pinned)
+            data.setdefault("smtp_trusted_certificate", pinned)
+        return data
+
+    @pydantic.field_validator("imap_trusted_certificate", "smtp_trusted_certificate")
     @classmethod
     def _fingerprint(cls, value: str) -> str:
-        value = re.sub(r"[\s:]", "", value.strip()).lower().removeprefix("sha256")
-        if value and not _FINGERPRINT.fullmatch(value):
-            raise ValueError("a SHA-256 fingerprint is 64 hex digits (colons are fine)")
-        return value
+        return read_fingerprint(value)
 
     @property
     def login(self) -> str:

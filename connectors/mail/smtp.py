@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from hearth.connectors.mail import tls
 from hearth.connectors.mail.errors import ConnectionProblem, MailError
+from hearth.connectors.mail.presets import Security
 from hearth.connectors.mail.settings import MailSettings
 
 __all__ = ["NotSent", "SendUnknown", "deliver", "open_smtp"]
@@ -47,12 +48,40 @@ class SendUnknown(MailError):
         self.reason = reason
 
 
+def presented_smtp_fingerprint(
+    host: str, port: int, security: Security, *, timeout: float = 10.0
+) -> str | None:
+    """The SHA-256 of the certificate the SMTP server presents, to show the user what they
+    would pin. Verification is off for this one connection ONLY to read the certificate: it
+    never logs in and sends nothing but EHLO and STARTTLS. None if it cannot be read."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        if security == "tls":
+            client: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=timeout, context=context)
+        else:
+            client = smtplib.SMTP(host, port, timeout=timeout)
+            client.starttls(context=context)
+        try:
+            sock = client.sock
+            certificate = (
+                sock.getpeercert(binary_form=True) if isinstance(sock, ssl.SSLSocket) else None
+            )
+        finally:
+            with contextlib.suppress(smtplib.SMTPException, OSError):
+                client.quit()
+    except (smtplib.SMTPException, OSError):
+        return None
+    return tls.fingerprint(certificate) if certificate else None
+
+
 def open_smtp(settings: MailSettings, password: str, *, timeout: float = 30.0) -> smtplib.SMTP:
     """A logged-in SMTP connection over TLS (implicit or required STARTTLS), pin checked."""
     host, port, security = settings.smtp()
     if not host:
         raise ConnectionProblem("settings", "No SMTP server is set for this account.")
-    pinned = settings.trusted_certificate
+    pinned = settings.smtp_trusted_certificate
     context = tls.client_context(pinned)
     client: smtplib.SMTP | None = None
     try:

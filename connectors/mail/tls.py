@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import ssl
 
+from hearth import spaced_fingerprint as spaced
 from hearth.connectors.mail.errors import ConnectionProblem
 
 _WHY = {
@@ -37,11 +38,6 @@ def client_context(pinned: str = "") -> ssl.SSLContext:
 def fingerprint(certificate: bytes) -> str:
     """The SHA-256 fingerprint of a DER certificate, as 64 lower-case hex digits."""
     return hashlib.sha256(certificate).hexdigest()
-
-
-def spaced(digest: str) -> str:
-    """A fingerprint as people compare it: AB:CD:..."""
-    return ":".join(digest[i : i + 2] for i in range(0, len(digest), 2)).upper()
 
 
 def check_pin(sock: object, pinned: str, host: str) -> None:

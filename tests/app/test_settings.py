@@ -1,8 +1,9 @@
-"""Connector settings: plain fields on disk, secrets only in a secure keyring, or not at all."""
+"""Connector settings: plain fields on disk, secrets only where `hearth.secrets` keeps them."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
@@ -15,14 +16,13 @@ from keyring.backends import fail
 from keyrings.alt.file import EncryptedKeyring, PlaintextKeyring
 from keyrings.cryptfile.cryptfile import CryptFileKeyring
 
+from hearth.secrets import NoSecretStore, Place, SystemKeyring, shared_secrets
 from hearth.settings.model import (
     FormField,
-    SecretStorageUnavailable,
     SettingsError,
     SettingsIncomplete,
     SettingsStore,
     form_fields,
-    secure_keyring_problem,
 )
 
 PASSWORD = "hunter2-correct-horse"
@@ -54,26 +54,12 @@ def use_keyring() -> Iterator[Callable[[keyring.backend.KeyringBackend], None]]:
     keyring.set_keyring(previous)
 
 
-@pytest.fixture
-def secure_keyring(
-    tmp_path: Path, use_keyring: Callable[[keyring.backend.KeyringBackend], None]
-) -> CryptFileKeyring:
-    """A real encrypted file keyring (Argon2 + AES-GCM) with its key preset."""
-    backend = CryptFileKeyring()
-    # The default KDF costs about a second per call; the encryption itself is unchanged.
-    backend.time_cost, backend.memory_cost = 1, 1024
-    backend.file_path = str(tmp_path / "keyring.cfg")
-    backend.keyring_key = "test master key"
-    use_keyring(backend)
-    return backend
-
-
 def files_under(root: Path) -> list[Path]:
     return [path for path in root.rglob("*") if path.is_file()]
 
 
 def test_secrets_go_to_the_keyring_and_the_rest_to_json(
-    secure_keyring: CryptFileKeyring, hearth_home: Path
+    secure_keyring: SystemKeyring, hearth_home: Path
 ) -> None:
     store = SettingsStore()
     store.save("mail", mail(api_token="tok-123", archive="/mail/archive"))
@@ -86,71 +72,83 @@ def test_secrets_go_to_the_keyring_and_the_rest_to_json(
         "archive": "/mail/archive",
     }
     assert store.path("mail") == hearth_home / "config" / "connectors" / "mail.json"
-    assert secure_keyring.get_password("hearth", "mail.password") == PASSWORD
-    assert secure_keyring.get_password("hearth", "mail.api_token") == "tok-123"
-    for path in [*files_under(hearth_home), Path(secure_keyring.file_path)]:
+    assert secure_keyring.get("mail.password") == PASSWORD
+    assert secure_keyring.get("mail.api_token") == "tok-123"
+    for path in files_under(hearth_home):
         assert PASSWORD.encode() not in path.read_bytes(), path
     loaded = store.load("mail", MailSettings)
     assert loaded == mail(api_token="tok-123", archive="/mail/archive")
     assert loaded.password.get_secret_value() == PASSWORD
 
 
-def test_clearing_an_optional_secret_removes_it_from_the_keyring(
-    secure_keyring: CryptFileKeyring,
-) -> None:
+def test_a_secret_left_empty_keeps_the_stored_one(secure_keyring: SystemKeyring) -> None:
+    # Settings read without their secrets (the store locked, a reader that needs no password)
+    # and saved back must never erase a password; only `delete` forgets one.
     store = SettingsStore()
     store.save("mail", mail(api_token="tok-123"))
-    store.save("mail", mail(api_token=None))
-    assert secure_keyring.get_password("hearth", "mail.api_token") is None
-    assert store.load("mail", MailSettings).api_token is None
+    store.save("mail", mail(api_token=None, port=994))
+    assert secure_keyring.get("mail.api_token") == "tok-123"
+    assert store.load("mail", MailSettings).port == 994
 
 
-def test_delete_forgets_file_and_secrets(secure_keyring: CryptFileKeyring) -> None:
+def test_delete_forgets_file_and_secrets(secure_keyring: SystemKeyring) -> None:
     store = SettingsStore()
     store.save("mail", mail(api_token="tok-123"))
     store.delete("mail", MailSettings)
     assert not store.is_saved("mail")
-    assert secure_keyring.get_password("hearth", "mail.password") is None
+    assert secure_keyring.get("mail.password") is None
     with pytest.raises(SettingsIncomplete) as raised:
         store.load("mail", MailSettings)
     assert raised.value.missing == ("host", "username", "password")
 
 
 @pytest.mark.parametrize(
-    ("make_backend", "problem"),
+    "make_backend",
     [
-        (lambda tmp: fail.Keyring(), "no keyring backend is available"),
-        (lambda tmp: plaintext(tmp), r"PlaintextKeyring stores secrets unencrypted"),
-        (lambda tmp: EncryptedKeyring(), r"EncryptedKeyring is not considered secure \(priority"),
+        lambda tmp: fail.Keyring(),
+        lambda tmp: plaintext(tmp),
+        lambda tmp: EncryptedKeyring(),
+        lambda tmp: unkeyed_cryptfile(tmp),
     ],
-    ids=["fail", "plaintext", "low-priority"],
+    ids=["fail", "plaintext", "encrypted-file", "cryptfile"],
 )
-def test_without_a_secure_keyring_secrets_are_refused(
+def test_a_keyring_that_is_not_the_platforms_is_never_used(
     tmp_path: Path,
     hearth_home: Path,
     use_keyring: Callable[[keyring.backend.KeyringBackend], None],
     make_backend: Callable[[Path], keyring.backend.KeyringBackend],
-    problem: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Each of these is what `keyring` itself would pick on a desktop without a Secret
+    # Service; the two file keyrings ask for their own password on the terminal, which read
+    # from a closed stdin is the window's "EOFError".
     use_keyring(make_backend(tmp_path))
-    assert secure_keyring_problem() is not None
+    monkeypatch.setattr("sys.stdin", Path(os.devnull).open())  # noqa: SIM115
+    assert shared_secrets().place is Place.SESSION
     store = SettingsStore()
-    with pytest.raises(SecretStorageUnavailable, match=problem):
+    with pytest.raises(NoSecretStore, match="no keyring"):
         store.save("mail", mail())
-    assert not (tmp_path / "plaintext.cfg").exists()
+    assert sorted(path.name for path in tmp_path.iterdir() if path.suffix == ".cfg") == []
     for path in files_under(hearth_home):
         assert PASSWORD.encode() not in path.read_bytes(), path
     # Plain fields were kept; the password is asked for each session instead.
     with pytest.raises(SettingsIncomplete, match="missing password") as raised:
         store.load("mail", MailSettings)
     assert raised.value.missing == ("password",)
-    loaded = store.load("mail", MailSettings, secrets={"password": "asked"})
+    store.hold("mail", {"password": "asked"})
+    loaded = store.load("mail", MailSettings)
     assert (loaded.host, loaded.password.get_secret_value()) == ("imap.example.org", "asked")
 
 
 def plaintext(tmp: Path) -> PlaintextKeyring:
     backend = PlaintextKeyring()
     backend.file_path = str(tmp / "plaintext.cfg")
+    return backend
+
+
+def unkeyed_cryptfile(tmp: Path) -> CryptFileKeyring:
+    backend = CryptFileKeyring()
+    backend.file_path = str(tmp / "cryptfile.cfg")
     return backend
 
 
@@ -166,14 +164,14 @@ def test_settings_without_secrets_need_no_keyring(
     assert store.load("files", Folders) == Folders(roots=[Path("/docs")])
 
 
-def test_saving_leaves_no_temporary_files(secure_keyring: CryptFileKeyring) -> None:
+def test_saving_leaves_no_temporary_files(secure_keyring: SystemKeyring) -> None:
     store = SettingsStore()
     for port in (993, 994):
         store.save("mail", mail(port=port))
     assert [path.name for path in store.folder.iterdir()] == ["mail.json"]
 
 
-def test_unreadable_or_invalid_settings_are_reported(secure_keyring: CryptFileKeyring) -> None:
+def test_unreadable_or_invalid_settings_are_reported(secure_keyring: SystemKeyring) -> None:
     store = SettingsStore()
     store.save("mail", mail())
     store.path("mail").write_text("{not json")

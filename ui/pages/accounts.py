@@ -3,6 +3,8 @@ section for one that reports what it can do here (the system connector's strip).
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
@@ -17,6 +19,7 @@ from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import explanation, page_layout
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
 from hearth.ui.pages.connector_status import ConnectorStatusPanel
+from hearth.ui.pages.password_store import PasswordsLine
 from hearth.ui.pages.status_strip import reports_status
 
 NOTHING_TO_SET_UP = (
@@ -43,9 +46,12 @@ class AccountsPage(QWidget):
         layout = page_layout(
             self,
             self.title,
-            "Where Hearth connects on your behalf. Passwords are kept in your system keyring, "
-            "never in Hearth's files, and are never shown again once saved.",
+            "Where Hearth connects on your behalf. Passwords are never written to Hearth's "
+            "settings files, and are never shown again once saved.",
         )
+        self.passwords = PasswordsLine(context.settings.secrets)
+        self.passwords.store_changed.connect(self._store_changed)
+        layout.addWidget(self.passwords)
         connectors = [
             c for c in context.assistant.connectors() if c.settings is not None or reports_status(c)
         ]
@@ -58,9 +64,9 @@ class AccountsPage(QWidget):
         body = QHBoxLayout()
         body.setSpacing(16)
         body.addWidget(self.connector_list)
-        body.addWidget(self._scrolling(self.stack), 1)
+        body.addWidget(self.stack, 1)
         layout.addLayout(body, 1)
-        self.connector_list.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.connector_list.currentRowChanged.connect(self._open_section)
         self.connector_list.setCurrentRow(0)
         self.connector_list.setFixedWidth(max(180, self.connector_list.sizeHintForColumn(0) + 32))
 
@@ -75,22 +81,47 @@ class AccountsPage(QWidget):
         item = QListWidgetItem(connector.title)
         item.setToolTip(connector.description)
         self.connector_list.addItem(item)
-        self.stack.addWidget(panel)
+        # A scroll area per section: each scrolls as far as its own content, not the tallest's.
+        self.stack.addWidget(_scrolling(panel))
+
+    def _store_changed(self) -> None:
+        # A store just made or unlocked may hold what the forms could not read before.
+        for panel in self.panels.values():
+            panel.reload()
 
     def show_connector(self, name: str) -> ConnectorSettingsPanel:
         panel = self.panels[name]
-        self.connector_list.setCurrentRow(self.stack.indexOf(panel))
+        self.connector_list.setCurrentRow(self._row_of(panel))
         return panel
 
     def show_status(self, name: str) -> ConnectorStatusPanel:
         panel = self.status_panels[name]
-        self.connector_list.setCurrentRow(self.stack.indexOf(panel))
+        self.connector_list.setCurrentRow(self._row_of(panel))
         return panel
 
-    @staticmethod
-    def _scrolling(widget: QWidget) -> QScrollArea:
-        area = QScrollArea()
-        area.setWidget(widget)
-        area.setWidgetResizable(True)
-        area.setFrameShape(QScrollArea.Shape.NoFrame)
-        return area
+    def section_area(self) -> QScrollArea | None:
+        """The scroll area of the section shown now."""
+        area = self.stack.currentWidget()
+        return area if isinstance(area, QScrollArea) else None
+
+    def _row_of(self, panel: QWidget) -> int:
+        return next(
+            row
+            for row in range(self.stack.count())
+            if cast(QScrollArea, self.stack.widget(row)).widget() is panel
+        )
+
+    def _open_section(self, row: int) -> None:
+        self.stack.setCurrentIndex(row)
+        area = self.section_area()
+        if area is not None:  # a section opens at its top, wherever it was left
+            area.verticalScrollBar().setValue(0)
+            area.horizontalScrollBar().setValue(0)
+
+
+def _scrolling(widget: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    return area

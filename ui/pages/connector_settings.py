@@ -21,8 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from hearth import (
+    CertificateNotTrusted,
     Connector,
+    NoSecretStore,
     Saved,
+    SecretsLocked,
     SecretStorageUnavailable,
     complete_settings,
     form_fields,
@@ -31,10 +34,12 @@ from hearth import (
     secret_fields,
 )
 from hearth.ui.context import UiContext
+from hearth.ui.errors import status_unavailable
 from hearth.ui.forms import SettingsForm
 from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
 from hearth.ui.pages.connector_actions import ConnectorActions
+from hearth.ui.pages.trust_offer import TrustOffer
 
 PANEL_MAX_WIDTH = 640
 STATUS_EVERY_MS = 60_000
@@ -66,6 +71,8 @@ class ConnectorSettingsPanel(QWidget):
         self.forget_button = QPushButton("Forget")
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.trust_offer = TrustOffer()
+        self.trust_offer.trusted.connect(self._trust)
         self.connector_status = explanation("")
         self.connector_status.setObjectName("connectorStatus")
         self.connector_status.hide()
@@ -101,6 +108,7 @@ class ConnectorSettingsPanel(QWidget):
         layout.addSpacing(6)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
+        layout.addWidget(self.trust_offer)
         layout.addStretch(1)
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -141,7 +149,7 @@ class ConnectorSettingsPanel(QWidget):
             receiver=self,
             success=lambda line: self._show_status(asked, line or ""),
             # A status that cannot be read is not worth a dialog every minute; it says so here.
-            failure=lambda error: self._show_status(asked, f"Status not available: {error}"),
+            failure=lambda error: self._show_status(asked, status_unavailable(error)),
         )
 
     def _action_done(self, said: str) -> None:
@@ -168,21 +176,23 @@ class ConnectorSettingsPanel(QWidget):
         self.form.fill_defaults()
         self.form.fill(saved.values)
         self.form.mark_secrets_stored(saved.secrets_stored)
+        if saved.secrets_unread:
+            self._say(f"The password cannot be read: {saved.secrets_unread}.", "warn")
         self.settings_did_load.emit()
 
     def save(self) -> None:
         entered = self.form.values()
         store, name, model = self.context.settings, self.connector.name, self.settings_model
 
-        def work() -> Saved:
+        def work() -> tuple[Saved, str]:
             settings = complete_settings(store, name, model, entered)
             try:
                 store.save(name, settings)
-            except SecretStorageUnavailable:
-                # Not stored; kept in memory so this session works, and asked again next time.
-                self.connector.use_session_secrets(_secrets(settings))
-                raise
-            return read_saved(store, name, model)
+            except SecretStorageUnavailable as error:
+                # Not stored: held in memory so this session works, and said so plainly.
+                store.hold(name, _secrets(settings))
+                return read_saved(store, name, model), session_only(error)
+            return read_saved(store, name, model), ""
 
         self._say("Saving…")
         self.context.run(
@@ -192,9 +202,13 @@ class ConnectorSettingsPanel(QWidget):
             doing=f"save the {self.connector.title} settings",
         )
 
-    def _saved(self, saved: Saved) -> None:
+    def _saved(self, outcome: tuple[Saved, str]) -> None:
+        saved, note = outcome
         self._show_saved(saved)
-        self._say("Saved.", "good")
+        if note:
+            self._say(note, "warn")
+        else:
+            self._say("Saved.", "good")
         self.settings_did_save.emit()
         self.refresh_status()
 
@@ -205,6 +219,7 @@ class ConnectorSettingsPanel(QWidget):
         entered = self.form.values()
         store, name, model = self.context.settings, self.connector.name, self.settings_model
         self.test_button.setEnabled(False)
+        self.trust_offer.withdraw()
         self._say("Connecting…")
         run_op(
             self.context.pool,
@@ -213,6 +228,10 @@ class ConnectorSettingsPanel(QWidget):
             success=self._connected,
             failure=self._not_connected,
         )
+
+    def _trust(self, setting: str, fingerprint: str) -> None:
+        self.form.fill({setting: fingerprint})
+        self.test_connection()
 
     def _connected(self, result: Any) -> None:
         self.test_button.setEnabled(True)
@@ -224,8 +243,13 @@ class ConnectorSettingsPanel(QWidget):
 
     def _not_connected(self, error: Exception) -> None:
         self.test_button.setEnabled(True)
-        self._say(f"The connection test failed: {error}", "bad")
-        self.context.errors.show(self, f"connect to {self.connector.title}", error)
+        if isinstance(error, CertificateNotTrusted) and error.setting in self.form.inputs:
+            # The panel says it all, the fingerprint under it: no dialog on top.
+            self._say(f"The connection test failed: {error.refusal or error}", "bad")
+            self.trust_offer.offer(error)
+        else:
+            self._say(f"The connection test failed: {error}", "bad")
+            self.context.errors.show(self, f"connect to {self.connector.title}", error)
         self.connection_did_test.emit(False, str(error))
         self.refresh_status()
 
@@ -238,7 +262,7 @@ class ConnectorSettingsPanel(QWidget):
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             self,
         )
-        box.setInformativeText("The saved values and the secrets in the keyring are deleted.")
+        box.setInformativeText("The saved values and the stored passwords are deleted.")
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.finished.connect(self._forget_if_confirmed)
         self.confirm_box = box
@@ -265,6 +289,17 @@ class ConnectorSettingsPanel(QWidget):
     def _say(self, text: str, tone: Tone | None = None) -> None:
         self.status.setText(text)
         set_tone(self.status, tone)
+
+
+def session_only(error: SecretStorageUnavailable) -> str:
+    """What Save says when the settings were saved but the password could not be kept."""
+    if isinstance(error, NoSecretStore):
+        why = "this computer has no keyring. To keep it, make a password store (top of the page)"
+    elif isinstance(error, SecretsLocked):
+        why = "Hearth's password store is locked. To keep it, unlock the store (top of the page)"
+    else:
+        why = f"{error}"
+    return f"Saved. The password is used for this session only: {why}."
 
 
 def _secrets(settings: pydantic.BaseModel) -> dict[str, str]:

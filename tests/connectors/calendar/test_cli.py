@@ -35,7 +35,7 @@ def test_a_file_and_an_account_then_events_offline(
     )
     assert connected.exit_code == 0, connected.output
     assert "Connected: Work" in connected.output
-    assert secure_keyring.get_password("hearth", "calendar.password") == PASSWORD  # type: ignore[attr-defined]
+    assert secure_keyring.get("calendar.password") == PASSWORD
 
     radicale.stop()
     listed = runner.invoke(cli, ["calendar", "events", "2026-12-01"])
@@ -54,4 +54,4 @@ def test_a_wrong_password_says_so_and_saves_nothing(
     )
     assert result.exit_code != 0
     assert "password" in result.output.lower() or "log" in result.output.lower()
-    assert secure_keyring.get_password("hearth", "calendar.password") is None  # type: ignore[attr-defined]
+    assert secure_keyring.get("calendar.password") is None

@@ -1,4 +1,5 @@
-"""Accounts forms come from a connector's settings model; secrets go to a real keyring."""
+"""Accounts forms come from a connector's settings model; secrets go to a real Secret Service,
+or, on a computer without one, are held for the session and said to be."""
 
 from __future__ import annotations
 
@@ -9,16 +10,17 @@ from pathlib import Path
 import keyring
 import pytest
 from keyring.backends import fail
-from keyrings.cryptfile.cryptfile import CryptFileKeyring
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from hearth import Connector
 from hearth.assistant import Assistant
+from hearth.secrets import SystemKeyring
 from hearth.ui.context import UiContext
 from hearth.ui.forms import SECRET_KEPT, SECRET_MISSING
 from hearth.ui.pages.accounts import AccountsPage
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
+from hearth.ui.pages.password_store import MAKE
 from tests.ui.conftest import save_screenshot
 from tests.ui.pages.kit import Desk, DeskPlugin
 from tests.ui.pages.login_server import PASSWORD, LoginServer, ServerSettings, check_server
@@ -45,7 +47,11 @@ def plugin(desk: Desk) -> DeskPlugin:
 
 
 @pytest.fixture
-def page(qtbot: QtBot, context: UiContext, secure_keyring: CryptFileKeyring) -> AccountsPage:
+def page(qtbot: QtBot, context: UiContext, secure_keyring: SystemKeyring) -> AccountsPage:
+    return open_page(qtbot, context)
+
+
+def open_page(qtbot: QtBot, context: UiContext) -> AccountsPage:
     widget = AccountsPage(context)
     qtbot.addWidget(widget)
     widget.resize(900, 600)
@@ -88,7 +94,7 @@ def test_saving_puts_the_secret_in_the_keyring_and_never_shows_it_again(
     qtbot: QtBot,
     page: AccountsPage,
     context: UiContext,
-    secure_keyring: CryptFileKeyring,
+    secure_keyring: SystemKeyring,
     hearth_home: Path,
 ) -> None:
     form_panel = panel(page)
@@ -103,8 +109,8 @@ def test_saving_puts_the_secret_in_the_keyring_and_never_shows_it_again(
         "verbose": False,
         "shares": [],
     }
-    assert secure_keyring.get_password("hearth", "server.password") == PASSWORD
-    for path in [*hearth_home.rglob("*"), Path(secure_keyring.file_path)]:
+    assert secure_keyring.get("server.password") == PASSWORD
+    for path in [p for p in hearth_home.rglob("*") if p.is_file()]:
         if path.is_file():
             assert PASSWORD.encode() not in path.read_bytes(), path
 
@@ -180,23 +186,36 @@ def test_missing_fields_are_named_in_the_error(
     assert not context.settings.is_saved("server")
 
 
-def test_without_a_secure_keyring_the_password_is_refused_but_still_usable(
-    qtbot: QtBot, page: AccountsPage, context: UiContext, server: LoginServer
+def test_without_a_keyring_save_keeps_the_password_for_the_session_and_says_so(
+    qtbot: QtBot, context: UiContext, server: LoginServer, hearth_home: Path
 ) -> None:
+    # What `keyring` would fall back to here; Hearth must neither use it nor fail on it.
     keyring.set_keyring(fail.Keyring())
+    page = open_page(qtbot, context)
+    assert page.passwords.text.text().startswith("This computer has no keyring")
+    assert page.passwords.button.isVisible() and page.passwords.button.text() == MAKE
     form_panel = panel(page)
     type_in(form_panel, host="127.0.0.1", port=str(server.port), password=PASSWORD)
-    with qtbot.waitSignal(context.errors.error_shown) as shown:
-        form_panel.save_button.click()
-    assert "Hearth will not store passwords" in shown.args[1]
+    errors: list[object] = []
+    context.errors.error_shown.connect(lambda *args: errors.append(args))
+    save(qtbot, form_panel)
+    assert errors == []
+    assert form_panel.status.text() == (
+        "Saved. The password is used for this session only: this computer has no keyring. "
+        "To keep it, make a password store (top of the page)."
+    )
     assert context.settings.is_saved("server")  # the plain fields were kept
+    loaded = context.settings.load("server", ServerSettings)
+    assert loaded.password is not None and loaded.password.get_secret_value() == PASSWORD
+    for path in [p for p in hearth_home.rglob("*") if p.is_file()]:
+        assert PASSWORD.encode() not in path.read_bytes(), path
     with qtbot.waitSignal(form_panel.connection_did_test) as tested:
         form_panel.test_button.click()
     assert tested.args[0] is True
 
 
 def test_forget_asks_then_deletes_settings_and_secret(
-    qtbot: QtBot, page: AccountsPage, context: UiContext, secure_keyring: CryptFileKeyring
+    qtbot: QtBot, page: AccountsPage, context: UiContext, secure_keyring: SystemKeyring
 ) -> None:
     form_panel = panel(page)
     type_in(form_panel, host="127.0.0.1", port="1143", password=PASSWORD)
@@ -207,7 +226,7 @@ def test_forget_asks_then_deletes_settings_and_secret(
     with qtbot.waitSignal(form_panel.settings_did_forget):
         box.button(QMessageBox.StandardButton.Yes).click()
     assert not context.settings.is_saved("server")
-    assert secure_keyring.get_password("hearth", "server.password") is None
+    assert secure_keyring.get("server.password") is None
     assert form_panel.form.inputs["host"].value() is None
 
 

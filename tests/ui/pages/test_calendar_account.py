@@ -27,6 +27,7 @@ FIELDS = [
     "server",
     "username",
     "password",
+    "trusted_certificate",
     "ics_files",
     "time_zone",
     "day_starts",
@@ -156,3 +157,15 @@ def test_calendar_files_typed_in_the_form_are_used_and_a_missing_one_is_named(
         panel.refresh_status()
     assert refreshed.args[0].startswith("Home: synced just now")
     assert f"not found: {tmp_path / 'gone.ics'}" in refreshed.args[0]
+
+
+def test_one_calendar_found_is_counted_as_one(
+    qtbot: QtBot,
+    panel: ConnectorSettingsPanel,
+    radicale: RadicaleServer,  # noqa: F811
+) -> None:
+    server_calendar(radicale, "Work")
+    type_in(panel, server=radicale.url, username=USER, password=PASSWORD)
+    with qtbot.waitSignal(panel.connection_did_test, timeout=20_000) as tested:
+        panel.test_button.click()
+    assert tested.args == [True, "Connected: 1 calendar (Work)."]

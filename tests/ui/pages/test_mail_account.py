@@ -38,7 +38,8 @@ FIELDS = [
     "smtp_port",
     "smtp_security",
     "server_files_sent",
-    "trusted_certificate",
+    "imap_trusted_certificate",
+    "smtp_trusted_certificate",
     "sync_minutes",
 ]
 TEST_TIMEOUT_MS = 30_000
@@ -160,7 +161,7 @@ def test_test_connection_logs_in_to_imap_and_smtp_and_save_keeps_the_password_in
     text = saved_file.read_text(encoding="utf-8")
     assert ADDRESS in text and str(dovecot.tls_port) in text
     assert PASSWORD not in text and "password" not in text.lower()
-    assert secure_keyring.get_password("hearth", f"{NAME}.password") == PASSWORD
+    assert secure_keyring.get(f"{NAME}.password") == PASSWORD
     for path in hearth_home.rglob("*"):
         if path.is_file():
             assert PASSWORD.encode() not in path.read_bytes(), path
