@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
+from typing import Any
 
 import click
 
@@ -13,8 +16,10 @@ from hearth import (
     Deny,
     GenerationSettings,
     ToolChoice,
+    ToolRan,
     TurnRecord,
     connector_titles,
+    shown,
     shown_data,
 )
 from hearth.cli.chat import (
@@ -29,6 +34,7 @@ from hearth.cli.chat import (
 )
 
 NOBODY_TO_ASK = "no one can answer a question during --json; allow it with --allow"
+_BEYOND_PRINTABLE_ASCII = re.compile(r"[^\x00-\x7e]")  # DEL too: JSON leaves it raw
 
 
 @click.command()
@@ -77,12 +83,53 @@ def ask(
 def print_json_turn(session: AgentSession, prompt: str, choice: ToolChoice) -> None:
     """Each finished call as a JSON line, then `{"type": "done", ...}` with the whole turn."""
     record = TurnRecord()
+    returned: dict[str, str] = {}  # each call's result as the tool gave it, by call id
     for step in session.run_turn(prompt, CancelToken(), tool_choice=choice):
         if isinstance(step, ConsentAsked):
             # Headless sessions refuse by themselves; this keeps a question from ever waiting.
             step.request.answer(Deny(NOBODY_TO_ASK))
+        if isinstance(step, ToolRan):
+            returned[step.call.id] = step.result
         finished = record.add(step)
         if finished is not None:
-            # Arguments, previews and errors quote outside text: escaped as everywhere it is shown;
-            # line breaks stay, JSON writes them as \n.
-            click.echo(json.dumps(shown_data(finished, lines=True), ensure_ascii=False))
+            click.echo(json_line(for_scripts(finished, returned)))
+
+
+def for_scripts(record: dict[str, Any], returned: dict[str, str]) -> dict[str, Any]:
+    """`record` with each call's result the real text, for a script to parse (a server's JSON).
+
+    Arguments, previews and errors quote outside text: escaped as everywhere it is shown, line
+    breaks kept.
+    """
+    kind = record.get("type")
+    if kind == "tool_call":
+        real = returned.get(record["id"], "")
+        return {
+            key: real if key == "result" else shown_data(value, lines=True)
+            for key, value in record.items()
+        }
+    if kind == "done":
+        calls = [for_scripts(call, returned) for call in record["calls"]]
+        return {**_shown_dict(record), "calls": calls}
+    return _shown_dict(record)
+
+
+def json_line(record: dict[str, Any]) -> str:
+    """`record` as one JSON line that a terminal shows as it is.
+
+    JSON escapes the control characters (a line break is `\\n`, so no text adds a line); the
+    other characters `shown` would escape (bidi controls, line separators, invisible ones) and
+    combining marks are written as JSON escapes too, which a script reads back as the text.
+    """
+    text = json.dumps(record, ensure_ascii=False)
+    return _BEYOND_PRINTABLE_ASCII.sub(lambda found: _json_escaped(found[0]), text)
+
+
+def _json_escaped(char: str) -> str:
+    if shown(char) == char and unicodedata.category(char) not in ("Mn", "Me"):
+        return char
+    return json.dumps(char)[1:-1]  # "\u202e", or a surrogate pair beyond the BMP
+
+
+def _shown_dict(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: shown_data(value, lines=True) for key, value in record.items()}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from hearth import HearthError, safe_mode, shown
+from hearth import HearthError, counted, safe_mode, shown
 from hearth.connectors.mcp import config as settings
 from hearth.connectors.mcp.config import ServerConfig
 
@@ -47,8 +47,7 @@ def list_servers() -> None:
             elif item.problem:
                 click.echo(f"  not connected: {shown(item.problem)}")
             else:
-                names = ", ".join(shown(tool.name) for tool in item.listed) or "none"
-                click.echo(f"  connected, {len(item.listed)} tools: {names}")
+                _echo_tools(item)
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -116,12 +115,27 @@ def tools(name: str) -> None:
             raise click.ClickException(SAFE_MODE_NOTE)
         if item.problem:
             raise click.ClickException(shown(item.problem))
-        from hearth.connectors.mcp.tools import claims
+        from hearth.connectors.mcp.tools import claims, left_out
 
+        why_left_out = {skipped.name: skipped.reason for skipped in left_out(list(item.listed))}
         for listed in item.listed:
             said = claims(listed.annotations)
             click.echo(f"{shown(listed.name)}: {shown((listed.description or '').strip())}")
             click.echo(f"  claims: {said + ' (not checked by Hearth)' if said else 'none'}")
+            if listed.name in why_left_out:
+                click.echo(f"  left out: {shown(why_left_out[listed.name])}")
+
+
+def _echo_tools(found: Discovery) -> None:
+    """The tools Hearth offers the model from a connected server, then those it leaves out."""
+    from hearth.connectors.mcp.tools import left_out
+
+    skipped = left_out(list(found.listed))
+    names = {item.name for item in skipped}
+    offered = [shown(tool.name) for tool in found.listed if tool.name not in names]
+    click.echo(f"  connected, {counted(len(offered), 'tool')}: {', '.join(offered) or 'none'}")
+    for item in skipped:
+        click.echo(f"  left out: {shown(item.name)}: {shown(item.reason)}")
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from mcp.types import Tool as McpTool
 
-from hearth import Connector, StatusItem, ToolFailure
+from hearth import Connector, StatusItem, ToolFailure, counted, shown
 from hearth.connectors.mcp.config import McpConfig, ServerConfig
 from hearth.connectors.mcp.link import CONNECT_TIMEOUT, ServerLink
 from hearth.connectors.mcp.names import connector_names, sanitized
@@ -49,18 +49,24 @@ class McpServerConnector(Connector):
         self._problem = found.problem
 
     def status_line(self) -> str | None:
+        # Shown here: a problem and a tool's name quote the server (its stderr, too).
         problem = self.link.problem or self._problem
         if problem:
-            return f"not connected: {problem}"
-        left_out = f", {len(self.skipped)} left out (unusable schema)" if self.skipped else ""
-        return f"connected, {len(self.tools)} tools{left_out}"
+            return shown(f"not connected: {problem}")
+        left_out = "".join(f"; {item.name} left out: {item.reason}" for item in self.skipped)
+        return shown(f"connected, {counted(len(self.tools), 'tool')}{left_out}")
 
     def status_items(self) -> Sequence[StatusItem]:
         server = self.link.server
         items = [StatusItem("Transport", server.transport, server.where())]
+        if server.transport == "stdio":
+            log = str(self.link.log.path)
+            items.append(StatusItem("Server log", log, "what the server writes to stderr"))
+        left_out = {skipped.name for skipped in self.skipped}
         items += [
             StatusItem(item.name, claims(item.annotations) or "no claims", "as the server says")
             for item in self.listed
+            if item.name not in left_out
         ]
         items += [StatusItem(s.name, "left out", s.reason, available=False) for s in self.skipped]
         return items

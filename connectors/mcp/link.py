@@ -4,16 +4,19 @@ The session runs in a task of its own on the runtime's loop, because anyio requi
 connection to be closed by the task that opened it; callers on other threads only send it
 requests. A server that stops, or does not answer in time, costs the call that met it: that
 call fails with a `ToolFailure`, the session is dropped, and the next call starts a fresh one.
+A stdio server's stderr goes to its `ServerLog`, and its last words explain why it stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import mcp
+from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 from mcp.types import Tool as McpTool
@@ -21,6 +24,7 @@ from mcp.types import Tool as McpTool
 from hearth import ToolFailure
 from hearth.connectors.mcp.config import ServerConfig
 from hearth.connectors.mcp.runtime import McpRuntime
+from hearth.connectors.mcp.server_log import ServerLog
 
 CONNECT_TIMEOUT = 10.0
 _LIST_PAGES = 50
@@ -41,6 +45,7 @@ class ServerLink:
         self.name = name
         self.server = server
         self.runtime = runtime
+        self.log = ServerLog(name)
         self._client: mcp.Client | None = None
         self._closing: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
@@ -145,13 +150,14 @@ class ServerLink:
             late = f"did not start within {CONNECT_TIMEOUT:g} s"
             self.problem = f"the MCP server {self.name!r} {late}"
         except Exception as error:
-            self.problem = f"the MCP server {self.name!r} could not start: {_reason(error)}"
+            failed = f"the MCP server {self.name!r} could not start: {_reason(error)}"
+            self.problem = self._explained(failed)
         await self._drop()
         raise ToolFailure(self.problem)
 
     async def _hold(self, ready: asyncio.Future[mcp.Client], closing: asyncio.Event) -> None:
         try:
-            async with mcp.Client(self._target()) as client:
+            async with self._started() as client:
                 ready.set_result(client)
                 await closing.wait()
         except BaseException as error:
@@ -161,12 +167,20 @@ class ServerLink:
                 raise
             logger.info("MCP server %r closed: %s", self.name, _reason(error))
 
-    def _target(self) -> mcp.StdioServerParameters | str:
+    @asynccontextmanager
+    async def _started(self) -> AsyncIterator[mcp.Client]:
+        """A session with the server; a stdio server's stderr goes to its log meanwhile."""
         if self.server.url is not None:
-            return self.server.url
-        return mcp.StdioServerParameters(
+            async with mcp.Client(self.server.url) as client:
+                yield client
+            return
+        command = mcp.StdioServerParameters(
             command=self.server.command or "", args=self.server.args, env=self.server.env or None
         )
+        # Not inherited: what the server says would land amid Hearth's own output.
+        with self.log.open() as errlog:
+            async with mcp.Client(stdio_client(command, errlog=errlog)) as client:
+                yield client
 
     async def _drop_soon(self) -> None:
         """Drop the session without making the failing call wait for the server to exit."""
@@ -192,7 +206,10 @@ class ServerLink:
             logger.info("MCP server %r: %s", self.name, _reason(error))
 
     def _stopped(self, reason: str) -> str:
-        return f"the MCP server {self.name!r} stopped: {reason}"
+        return self._explained(f"the MCP server {self.name!r} stopped: {reason}")
+
+    def _explained(self, problem: str) -> str:
+        return self.log.explained(problem)
 
     def _late(self, seconds: float) -> str:
         return f"the MCP server {self.name!r} did not answer within {seconds:g} s"

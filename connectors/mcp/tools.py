@@ -2,12 +2,15 @@
 
 Every MCP tool is a `write`, whatever its annotations claim: the server is third-party code and
 its `readOnlyHint` is a hint, not a promise Hearth can check. The card shows the claims as such.
+A tool the server runs only as a task (`execution.taskSupport: "required"`) is left out: Hearth
+calls tools directly, and the server would refuse every such call.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +25,9 @@ from hearth.connectors.mcp.results import result_text
 
 DESCRIPTION_LIMIT = 1000
 _PREVIEW_ARGUMENTS = 4000
+TASK_ONLY = "the server runs it only as a task (taskSupport 'required'), which Hearth does not do"
+
+logger = logging.getLogger(__name__)
 
 Caller = Callable[[str, dict[str, Any]], CallToolResult]
 
@@ -42,8 +48,9 @@ def hearth_tools(
     skipped: list[SkippedTool] = []
     taken: set[str] = set()
     for item in listed:
-        schema, problem = _object_schema(item.input_schema)
+        schema, problem = _usable_schema(item)
         if schema is None:
+            logger.info("MCP server %r: tool %r left out: %s", server, item.name, problem)
             skipped.append(SkippedTool(item.name, problem))
             continue
         name = unique(sanitized(item.name), taken)
@@ -102,6 +109,18 @@ def _preview(server: str, item: McpTool, arguments: Mapping[str, Any]) -> str:
         else "The server makes no claims about this tool."
     )
     return "\n".join([f"MCP server: {server}", f"Tool: {item.name}", f"Arguments: {shown}", claim])
+
+
+def left_out(listed: list[McpTool]) -> list[SkippedTool]:
+    """The tools `listed` that Hearth cannot offer the model, each with why."""
+    return [SkippedTool(item.name, why) for item in listed if (why := _usable_schema(item)[1])]
+
+
+def _usable_schema(item: McpTool) -> tuple[dict[str, Any] | None, str]:
+    """The tool's input schema if Hearth can call the tool, else None and why not."""
+    if item.execution is not None and item.execution.task_support == "required":
+        return None, TASK_ONLY
+    return _object_schema(item.input_schema)
 
 
 def _object_schema(given: object) -> tuple[dict[str, Any] | None, str]:

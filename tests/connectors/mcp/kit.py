@@ -1,4 +1,4 @@
-"""Helpers for the MCP connector tests: the test server's config, its call log, the plugin."""
+"""Helpers for the MCP connector tests: the servers' configs, a call log, the plugin."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hearth.connectors.mcp.config import ServerConfig
 from tests.connectors.mcp.server_app import LOG_ENV
 
 SERVER_APP = Path(__file__).with_name("server_app.py")
+TASK_SERVER = Path(__file__).with_name("task_server.py")
 
 
 def stdio_server(log: Path, **fields: Any) -> ServerConfig:
@@ -20,6 +21,19 @@ def stdio_server(log: Path, **fields: Any) -> ServerConfig:
     return ServerConfig(
         command=sys.executable, args=[str(SERVER_APP)], env={LOG_ENV: str(log)}, **fields
     )
+
+
+def time_server(*options: str) -> ServerConfig:
+    """The official reference server mcp-server-time (PyPI), as a user would configure it."""
+    return ServerConfig(
+        command=sys.executable,
+        args=["-m", "mcp_server_time", "--local-timezone", "Europe/Paris", *options],
+    )
+
+
+def task_server(log: Path) -> ServerConfig:
+    """The 2025-11-25 era test server with a tool it runs only as a task."""
+    return ServerConfig(command=sys.executable, args=[str(TASK_SERVER)], env={LOG_ENV: str(log)})
 
 
 def calls(log: Path) -> list[str]:
