@@ -36,6 +36,7 @@ from hearth.store import (
     open_database,
     recover,
 )
+from hearth.store.conversations import UNTITLED
 from hearth.store.history import StoredConversation, read_conversation
 from hearth.tools import ToolRegistry
 from hearth.undoing import Undone, undo_call
@@ -169,13 +170,15 @@ class Assistant:
         self,
         conversation_id: int | None = None,
         *,
-        title: str = "New conversation",
+        title: str = UNTITLED,
         interactive: bool = True,
         config: AgentConfig | None = None,
     ) -> Session:
         """Open a conversation (a new one by default) with its history and taint restored.
 
         The taint comes back as it was: each tool output under the label naming what was read.
+        A new conversation left `UNTITLED` is named by its first message; each turn's end
+        records the tokens it fills, so the conversation list shows both for every front end.
         """
         if self.model is None:
             raise NoModelLoaded()
@@ -202,6 +205,9 @@ class Assistant:
             history=history,
             config=config,
             on_message=lambda m: self._persist(store_id, m),
+            on_turn_done=lambda done: self.conversations.set_tokens(
+                store_id, done.stats.context_used
+            ),
         )
 
     def allow(self, rule: Rule) -> Rule:

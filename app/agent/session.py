@@ -39,6 +39,7 @@ from hearth.generation import (
     ReasoningDelta,
 )
 from hearth.messages import CancelToken, Message, ToolCall
+from hearth.shown_text import ShownStream
 from hearth.tools import Tool
 
 ToolChoice = Literal["auto", "required"]
@@ -92,6 +93,7 @@ class Session:
         system_prompt: str | None = None,
         config: AgentConfig | None = None,
         on_message: Callable[[Message], None] | None = None,
+        on_turn_done: Callable[[TurnDone], None] | None = None,
     ) -> None:
         self.model = model
         self.tools = list(tools)
@@ -108,6 +110,7 @@ class Session:
             # whose model state is kept.
             self.history[0] = Message.system(prompt)
         self._on_message = on_message
+        self._on_turn_done = on_turn_done
         self._descriptions_read: set[str] = set()
 
     def run_turn(
@@ -122,7 +125,10 @@ class Session:
         used = self._connectors_used()
         self._remember(Message.user(text, context=turn_context(self.config.clock())))
         try:
-            yield from self._steps(text, used, cancel, tool_choice)
+            for step in self._steps(text, used, cancel, tool_choice):
+                if isinstance(step, TurnDone) and self._on_turn_done is not None:
+                    self._on_turn_done(step)
+                yield step
         except HearthError as error:
             yield TurnFailed(error)
 
@@ -189,11 +195,19 @@ class Session:
         specs = [tool.spec() for tool in offered]
         settings = replace(self.config.settings, tool_choice=tool_choice)
         done: GenerationDone | None = None
+        # What the model writes reaches every front end without Hearth's tags or the fence's
+        # notice, which it sometimes echoes; its history keeps what it wrote.
+        thought, said = ShownStream(), ShownStream()
         for event in self.model.generate(self.history, specs, settings, cancel):
-            if isinstance(event, ReasoningDelta | AnswerDelta):
-                yield event
+            if isinstance(event, ReasoningDelta):
+                yield from _shown(ReasoningDelta, thought.feed(event.text))
+            elif isinstance(event, AnswerDelta):
+                yield from _shown(ReasoningDelta, thought.finish())
+                yield from _shown(AnswerDelta, said.feed(event.text))
             elif isinstance(event, GenerationDone):
                 done = event
+        yield from _shown(ReasoningDelta, thought.finish())
+        yield from _shown(AnswerDelta, said.finish())
         if done is None:
             raise HearthError("the model stream ended without finishing its reply")
         return done
@@ -232,6 +246,13 @@ class Session:
         self.history.append(message)
         if self._on_message is not None:
             self._on_message(message)
+
+
+def _shown(
+    kind: type[ReasoningDelta] | type[AnswerDelta], text: str
+) -> Iterator[ReasoningDelta | AnswerDelta]:
+    if text:
+        yield kind(text)
 
 
 def restore_taint(taint: TaintTracker, history: Sequence[Message]) -> None:

@@ -282,6 +282,11 @@ class TurnStats:
     def steps(self) -> int:
         return len(self.prompt_tokens)
 
+    @property
+    def context_used(self) -> int:
+        """Tokens of the model's context the conversation fills once the turn has ended."""
+        return (self.prompt_tokens or [0])[-1] + (self.completion_tokens or [0])[-1]
+
 
 @dataclass(frozen=True, slots=True)
 class TurnDone:

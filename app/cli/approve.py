@@ -25,6 +25,7 @@ from hearth import (
     EditArguments,
     Rule,
     Tool,
+    ToolArgumentsError,
     shown,
 )
 
@@ -92,7 +93,7 @@ def _ask(request: ConsentRequest) -> Answer:
     if choice == "f":
         return _allow_for(request)
     if choice == "e":
-        return _edit(request.call.arguments)
+        return _edit(request)
     return Deny("the user said no")
 
 
@@ -116,15 +117,83 @@ def _allow_for(request: ConsentRequest) -> Answer:
     return AllowFor(duration, scope=choices[index - 1][1])
 
 
-def _edit(arguments: dict[str, Any]) -> Answer:
-    edited = click.edit(json.dumps(arguments, indent=2, ensure_ascii=False), extension=".json")
-    if edited is None:
-        return Deny("editing was abandoned")
+def _edit(request: ConsentRequest) -> Answer:
+    """Edit the arguments in $EDITOR, then show the edited call and ask again: an edit never
+    runs unconfirmed. The countdown waits while the user is at it."""
+    text = json.dumps(request.call.arguments, indent=2, ensure_ascii=False)
+    request.pause()
     try:
-        data = json.loads(edited)
+        while True:
+            edited = click.edit(text, extension=".json")
+            if edited is None:
+                return Deny("editing was abandoned")
+            text = edited
+            arguments, problem = _read_edit(request.tool, edited)
+            show_edit(request, arguments, problem)
+            offered = (
+                "[e]dit again, [d]eny"
+                if problem
+                else "[a]llow with your edit, [e]dit again, [d]eny"
+            )
+            choice = click.prompt(f"└ {offered}", default="d", show_default=False).strip().lower()
+            if choice == "a" and arguments is not None and not problem:
+                return EditArguments(arguments)
+            if choice != "e":
+                return Deny("the user said no")
+    finally:
+        request.resume()
+
+
+def _read_edit(tool: Tool, text: str) -> tuple[dict[str, Any] | None, str]:
+    """The edited arguments (None when unreadable), and what is wrong with them ("" when
+    nothing is)."""
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as error:
-        return Deny(f"the edited arguments were not JSON ({error})")
-    return EditArguments(data) if isinstance(data, dict) else Deny("arguments must be an object")
+        return None, f"the edited arguments are not JSON ({error})"
+    if not isinstance(data, dict):
+        return None, "the arguments must be a JSON object"
+    try:
+        tool.validate(data)
+    except ToolArgumentsError as error:
+        return data, str(error)
+    return data, ""
+
+
+def show_edit(request: ConsentRequest, arguments: dict[str, Any] | None, problem: str) -> None:
+    """The edited call as the card shows a call (its preview, then its arguments), with one
+    "name: old → new" line for each argument the edit changed."""
+    tool = request.tool
+    if problem:
+        click.secho(f"\n┌ {shown(tool.name)} cannot run as edited", fg="yellow", bold=True)
+        click.secho(f"│ {_lines(problem)}", fg="yellow")
+    if arguments is None:
+        return
+    if not problem:
+        preview = tool.preview_text(tool.validate(arguments))
+        if preview:
+            lines = shown(preview, lines=True).split("\n")
+            click.secho("\n→ " + "\n  ".join(lines), fg="cyan")
+        effect = EFFECT_WORDS.get(tool.effect, tool.effect)
+        click.secho(f"\n┌ {shown(tool.name)} with your edit ({effect})", fg="cyan", bold=True)
+        for argument in argument_lines(arguments, tool):
+            click.echo(f"│ {argument}")
+    changes = changed_lines(request.call.arguments, arguments)
+    click.secho("│ you changed: " + ("; ".join(changes) or "nothing"), bold=bool(changes))
+
+
+def changed_lines(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """One "name: old → new" per argument changed, added or removed (null counts as unset)."""
+    lines = []
+    for name in dict.fromkeys([*before, *after]):
+        old, new = before.get(name), after.get(name)
+        if old != new:
+            lines.append(f"{shown(name)}: {_value(old)} → {_value(new)}")
+    return lines
+
+
+def _value(value: Any) -> str:
+    return "(not set)" if value is None else shown(json.dumps(value, ensure_ascii=False))
 
 
 def check_allow(texts: Iterable[str], tools: Collection[str]) -> None:

@@ -27,7 +27,6 @@ from hearth import (
     Models,
     Reason,
     ReasoningDelta,
-    ShownStream,
     Tool,
     ToolChoice,
     ToolProposed,
@@ -40,6 +39,7 @@ from hearth import (
     shown,
 )
 from hearth.cli.approve import INTERRUPTED, argument_lines, ask_terminal, check_allow, parse_allow
+from hearth.cli.turn_end import say_turn_ended
 from hearth.cli.worker import stream_on_worker
 
 SUMMARY_CHARS = 200
@@ -125,23 +125,20 @@ def run_turn(
     cpu = CpuMeter()
     proposed: ToolProposed | None = None
     steps = partial(session.run_turn, text, cancel, tool_choice=tool_choice)
-    # What the model writes is shown without Hearth's own tags, so it cannot pass for Hearth.
-    thought, said = ShownStream(), ShownStream()
+    # The session already took Hearth's own tags and notices out of what the model writes.
     for step in stream_on_worker(steps, cancel):
         if isinstance(step, ReasoningDelta):
             if not in_reasoning:
                 click.secho("thinking: ", dim=True, nl=False)
                 in_reasoning = True
-            click.secho(_text(thought.feed(step.text)), dim=True, nl=False)
+            click.secho(_text(step.text), dim=True, nl=False)
             continue
         if in_reasoning:
-            click.secho(_text(thought.finish()), dim=True, nl=False)
             click.echo("\n")
             in_reasoning = False
         if isinstance(step, AnswerDelta):
-            click.echo(_text(said.feed(step.text)), nl=False)
+            click.echo(_text(step.text), nl=False)
             continue
-        click.echo(_text(said.finish()), nl=False)
         if isinstance(step, ToolsOffered):
             if show_stats or step.left_out:
                 click.secho(offered_line(step, titles), dim=True, err=True)
@@ -161,8 +158,7 @@ def run_turn(
         elif isinstance(step, TurnFailed):
             click.secho(f"\nError: {shown(str(step.error))}", fg="red", err=True)
         elif isinstance(step, TurnDone):
-            _finish(step, show_stats)
-            _judge_speed(session, step, cpu)
+            say_turn_ended(session, step, cpu, show_stats)
 
 
 def show_ran(ran: ToolRan, tool: Tool | None = None) -> None:
@@ -201,22 +197,6 @@ def _text(text: str) -> str:
     return shown(text, lines=True)
 
 
-def _finish(done: TurnDone, show_stats: bool) -> None:
-    click.echo()
-    if done.stop_reason == "cancelled":
-        click.secho("(stopped)", dim=True, err=True)
-    if show_stats:
-        stats = done.stats
-        click.secho(
-            f"[{done.stop_reason}; {stats.steps} model call(s); tools offered "
-            f"{stats.tools_offered}; prompt tokens {stats.prompt_tokens}; evaluated "
-            f"{stats.evaluated_tokens}; wrote {sum(stats.completion_tokens)} tokens at "
-            f"{stats.tokens_per_second:.1f} tokens/s]",
-            dim=True,
-            err=True,
-        )
-
-
 def ready(
     allow: Sequence[str], model_choice: str | None, n_ctx: int, threads: int | None
 ) -> Assistant:
@@ -253,9 +233,10 @@ def chat(
     try:
         settings = GenerationSettings(max_tokens=max_tokens, enable_thinking=think)
         session = open_session(assistant, allow, settings)
+        # The name the window shows: the catalog's, else the file's cleaned name.
+        name = shown(assistant.models.display_name(model.info))
         click.secho(
-            f"{model.info.name} ready. Ctrl-C stops a reply; /tool MESSAGE makes it use a tool.",
-            dim=True,
+            f"{name} ready. Ctrl-C stops a reply; /tool MESSAGE makes it use a tool.", dim=True
         )
         _converse(session, stats, connector_titles(assistant.connectors()))
     finally:
@@ -284,17 +265,3 @@ def _converse(session: AgentSession, stats: bool, titles: Mapping[str, str]) -> 
 
 def _tool_names(assistant: Assistant) -> set[str]:
     return {tool.name for tool in assistant.permissions.tools()}
-
-
-def _judge_speed(session: AgentSession, done: TurnDone, cpu: CpuMeter) -> None:
-    """Say so when this reply was far slower than this computer usually manages."""
-    stats = done.stats
-    report = Models().speeds.check_reply(
-        session.model,
-        sum(stats.completion_tokens),
-        sum(stats.decode_seconds),
-        cpu.others_cores(),
-    )
-    advice = report.advice() if report else None
-    if advice:
-        click.secho(advice, fg="yellow", dim=True, err=True)

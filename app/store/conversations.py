@@ -12,6 +12,9 @@ from typing import Any, cast
 from hearth.messages import Message, Role, ToolCall
 from hearth.store.db import Database, NotFound, from_stored_time, utc_now
 
+UNTITLED = "New conversation"
+TITLE_CHARS = 60
+
 # AUTOINCREMENT so a deleted conversation's id is never reused: audit rows outlive
 # conversations and must never point at a stranger's later chat.
 MIGRATIONS = [
@@ -34,15 +37,33 @@ MIGRATIONS = [
         " created_at TEXT NOT NULL,"
         " PRIMARY KEY (conversation_id, seq))",
     ],
+    [
+        "ALTER TABLE conversations ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0",
+        # Conversations the terminal started before it titled them, named as `append` would.
+        "UPDATE conversations SET title = coalesce((SELECT nullif(substr(trim(replace(replace("
+        "  replace(m.content, char(13), ' '), char(10), ' '), char(9), ' ')), 1, 60), '')"
+        "  FROM messages AS m WHERE m.conversation_id = conversations.id AND m.role = 'user'"
+        "  ORDER BY m.seq LIMIT 1), title)"
+        f" WHERE title = '{UNTITLED}'",
+    ],
 ]
+
+
+def conversation_title(text: str) -> str:
+    """A conversation's title from its first message: the start of it, on one line."""
+    return " ".join(text.split())[:TITLE_CHARS] or UNTITLED
 
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
+    """A stored conversation; `tokens` is how much of the model's context it filled when its
+    last turn ended."""
+
     id: int
     title: str
     created_at: datetime
     updated_at: datetime
+    tokens: int = 0
 
 
 class ConversationStore:
@@ -52,8 +73,8 @@ class ConversationStore:
         self.db = db
         db.migrate("conversations", MIGRATIONS)
 
-    def create(self, title: str) -> int:
-        """A new, empty conversation's id."""
+    def create(self, title: str = UNTITLED) -> int:
+        """A new, empty conversation's id; left `UNTITLED`, its first message names it."""
         now = utc_now()
         with self.db.transaction() as conn:
             cursor = conn.execute(
@@ -82,6 +103,15 @@ class ConversationStore:
             if cursor.rowcount == 0:
                 raise _missing(self.db, conversation_id)
 
+    def set_tokens(self, conversation_id: int, tokens: int) -> None:
+        """Record how much of the model's context the conversation fills now."""
+        with self.db.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET tokens = ? WHERE id = ?", (tokens, conversation_id)
+            )
+            if cursor.rowcount == 0:
+                raise _missing(self.db, conversation_id)
+
     def delete(self, conversation_id: int) -> None:
         """Delete a conversation and its messages; its audit entries are kept."""
         with self.db.transaction() as conn:
@@ -103,7 +133,11 @@ class ConversationStore:
         return [_conversation(row) for row in rows]
 
     def append(self, conversation_id: int, message: Message) -> int:
-        """Store `message` as the conversation's next one; it is on disk when this returns."""
+        """Store `message` as the conversation's next one; it is on disk when this returns.
+
+        An `UNTITLED` conversation's first user message gives it its title, whichever front
+        end started it.
+        """
         now = utc_now()
         with self.db.transaction() as conn:
             touched = conn.execute(
@@ -111,6 +145,13 @@ class ConversationStore:
             )
             if touched.rowcount == 0:
                 raise _missing(self.db, conversation_id)
+            if message.role == "user":
+                conn.execute(
+                    "UPDATE conversations SET title = ?1 WHERE id = ?2 AND title = ?3 AND"
+                    " NOT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?2"
+                    "  AND role = 'user')",
+                    (conversation_title(message.content), conversation_id, UNTITLED),
+                )
             seq = conn.execute(
                 "SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE conversation_id = ?",
                 (conversation_id,),
@@ -140,6 +181,7 @@ def _conversation(row: sqlite3.Row) -> Conversation:
         title=row["title"],
         created_at=from_stored_time(row["created_at"]),
         updated_at=from_stored_time(row["updated_at"]),
+        tokens=row["tokens"],
     )
 
 

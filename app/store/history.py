@@ -16,6 +16,7 @@ class StoredConversation:
     conversation_id: int
     title: str
     messages: list[Message]
+    tokens: int  # of the model's context, when its last turn ended
     audit: list[AuditEntry]
     undoable: frozenset[str]
     effects: dict[str, str]
@@ -28,9 +29,11 @@ def read_conversation(
     tools: ToolRegistry,
     conversation_id: int,
 ) -> StoredConversation:
+    stored = conversations.get(conversation_id)
     return StoredConversation(
         conversation_id=conversation_id,
-        title=conversations.get(conversation_id).title,
+        title=stored.title,
+        tokens=stored.tokens,
         messages=conversations.messages(conversation_id),
         audit=audit.entries(conversation_id=conversation_id),
         undoable=frozenset(entry.call_id for entry in undo_log.pending()),

@@ -25,13 +25,14 @@ from hearth import (
     TurnFailed,
     Undone,
     connector_titles,
+    conversation_title,
 )
 from hearth.ui.chat.changes import Answered, StillAsking, UndoChanged
 from hearth.ui.chat.entries import AnswerEntry, NoticeEntry, UndoState
 from hearth.ui.chat.history import history_entries
 from hearth.ui.chat.presenter import TurnPresenter
 from hearth.ui.chat.transcript import TranscriptModel
-from hearth.ui.chat.worker import Inference, StepEvent, TurnRequest, title_for
+from hearth.ui.chat.worker import Inference, StepEvent, TurnRequest
 from hearth.ui.context import UiContext
 from hearth.ui.ops import run_op
 
@@ -215,6 +216,9 @@ class ChatController(QObject):
         self._loading = None
         self.transcript.load(history_entries(stored))
         self._set_conversation(stored.conversation_id, stored.title)
+        # The chip shows what the conversation fills, as its last turn left it (here or in
+        # the terminal).
+        self.speed_did_change.emit(TurnSpeed(0.0, stored.tokens))
 
     def _show_step(self, event: StepEvent) -> None:
         step = event.step
@@ -240,7 +244,8 @@ class ChatController(QObject):
         if turn != self._current_turn or conversation_id == self.conversation_id:
             return
         request = self._request
-        self._set_conversation(conversation_id, title_for(request.text) if request else NEW_TITLE)
+        title = conversation_title(request.text) if request else NEW_TITLE
+        self._set_conversation(conversation_id, title)
         self.conversation_did_open.emit(conversation_id)
 
     def _turn_ended(self, turn: int) -> None:

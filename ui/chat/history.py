@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from hearth import AuditEntry, Message, Reason, StoredConversation, unfence
+from hearth import AuditEntry, Message, Reason, StoredConversation, shown_reply, unfence
 from hearth.ui.chat.entries import (
     AnswerEntry,
     CardState,
@@ -42,10 +42,15 @@ def history_entries(stored: StoredConversation) -> list[TranscriptEntry]:
 
 
 def _assistant_entries(message: Message, effects: dict[str, str]) -> Iterable[TranscriptEntry]:
-    if message.reasoning.strip():
-        yield ReasoningEntry(text=message.reasoning.strip(), live=False, collapsed=True)
-    if message.content.strip():
-        yield AnswerEntry(text=message.content.strip(), live=False)
+    # The history keeps what the model wrote; shown again, a reply is cleaned as it was live.
+    reasoning, content = (
+        shown_reply(message.reasoning).strip(),
+        shown_reply(message.content).strip(),
+    )
+    if reasoning:
+        yield ReasoningEntry(text=reasoning, live=False, collapsed=True)
+    if content:
+        yield AnswerEntry(text=content, live=False)
     for call in message.tool_calls:
         yield ToolCardEntry(
             call_id=call.id,

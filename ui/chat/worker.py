@@ -26,14 +26,8 @@ from hearth import (
     ToolProposed,
     TurnDone,
     TurnFailed,
+    conversation_title,
 )
-
-TITLE_CHARS = 60
-
-
-def title_for(text: str) -> str:
-    """A new conversation's title: the start of its first message, on one line."""
-    return " ".join(text.split())[:TITLE_CHARS] or "New conversation"
 
 
 @dataclass(frozen=True)
@@ -117,7 +111,7 @@ class _Worker(QObject):
             if cached is not None and cached.model is self._assistant.model:
                 return cached
         session = self._assistant.session(
-            request.conversation_id, title=title_for(request.text), config=self._config
+            request.conversation_id, title=conversation_title(request.text), config=self._config
         )
         self._sessions[session.conversation_id] = session
         return session

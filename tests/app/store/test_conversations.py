@@ -5,6 +5,7 @@ import pytest
 from hearth.messages import Message, ToolCall
 from hearth.ruling import Decider, Reason, Ruling
 from hearth.store import AuditLog, ConversationStore, Database, NotFound
+from hearth.store.conversations import MIGRATIONS, UNTITLED
 
 
 @pytest.fixture
@@ -74,6 +75,7 @@ def test_unknown_conversations_raise_not_found(store: ConversationStore) -> None
         lambda: store.delete(99),
         lambda: store.append(99, Message.user("x")),
         lambda: store.messages(99),
+        lambda: store.set_tokens(99, 1),
     ):
         with pytest.raises(NotFound, match="no conversation 99"):
             action()
@@ -90,3 +92,46 @@ def test_search_finds_titles_and_message_text(store: ConversationStore) -> None:
     assert [c.id for c in store.search("100%")] == [budget]
     assert store.search("0%%") == []
     assert store.search("t_r") == []  # _ is literal, not a wildcard
+
+
+def test_an_untitled_conversation_is_named_by_its_first_message_only(
+    store: ConversationStore,
+) -> None:
+    untitled, named = store.create(), store.create("Groceries")
+    for conversation in (untitled, named):
+        store.append(conversation, Message.system("You are Hearth."))
+        store.append(conversation, Message.user("  What is\n on my   list today? " + "x" * 80))
+        store.append(conversation, Message.user("And tomorrow?"))
+    assert store.get(untitled).title == "What is on my list today? " + "x" * 34  # 60 characters
+    assert store.get(named).title == "Groceries"
+    blank = store.create()
+    store.append(blank, Message.user("   "))
+    store.append(blank, Message.user("later words"))
+    assert store.get(blank).title == UNTITLED  # its first message named it: nothing to say
+
+
+def test_the_tokens_a_conversation_fills_are_kept(store: ConversationStore) -> None:
+    conversation = store.create("x")
+    assert store.get(conversation).tokens == 0
+    store.set_tokens(conversation, 1234)
+    assert [c.tokens for c in store.list()] == [1234]
+
+
+def test_untitled_conversations_stored_before_titling_get_their_title(db: Database) -> None:
+    db.migrate("conversations", MIGRATIONS[:1])  # the file as an earlier Hearth left it
+    made = "2026-12-01T09:00:00+00:00"
+    with db.transaction() as conn:
+        for title in (UNTITLED, "Kept", UNTITLED):
+            conn.execute(
+                "INSERT INTO conversations (title, created_at, updated_at) VALUES (?, ?, ?)",
+                (title, made, made),
+            )
+        for conversation in (1, 2):  # the third has no message at all
+            for seq, (role, text) in enumerate([("assistant", "Hi"), ("user", " Budget\nfor May")]):
+                conn.execute(
+                    "INSERT INTO messages VALUES (?, ?, ?, ?, '', NULL, NULL, NULL, ?)",
+                    (conversation, seq, role, text, made),
+                )
+    store = ConversationStore(db)
+    assert [store.get(n).title for n in (1, 2, 3)] == ["Budget for May", "Kept", UNTITLED]
+    assert store.get(1).tokens == 0

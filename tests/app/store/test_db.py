@@ -90,7 +90,7 @@ def test_every_store_reopens_an_existing_database_with_its_data(tmp_path: Path) 
         assert RuleTable(db).load_rules() == [{"tool": "read_file"}]
         assert [i.state for i in IntentLog(db).reconcile()] == ["unknown"]
         assert len(AuditLog(db).entries()) == 1
-        versions = {"conversations": 1, "audit": 7, "intents": 3, "rules": 1, "undo": 3}
+        versions = {"conversations": 2, "audit": 7, "intents": 3, "rules": 1, "undo": 3}
         assert {name: db.schema_version(name) for name in versions} == versions
 
 
