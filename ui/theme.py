@@ -135,18 +135,20 @@ def _svg(name: str) -> str:
 
 
 @cache
-def icon(name: str, colour: str | None = None, size: int = 20) -> QIcon:
-    """A line icon from resources/icons in `colour` (default: the theme's text), muted when off."""
+def icon(name: str, colour: str | None = None, size: int = 20, checked: str | None = None) -> QIcon:
+    """A line icon from resources/icons in `colour` (default: the theme's text), muted when off;
+    in `checked` when a toggle showing it is on."""
     result = QIcon()
-    for mode, tint in (
-        (QIcon.Mode.Normal, colour or _current.text),
-        (QIcon.Mode.Disabled, _current.muted),
-    ):
+    states = [(QIcon.Mode.Normal, QIcon.State.Off, colour or _current.text)]
+    states.append((QIcon.Mode.Disabled, QIcon.State.Off, _current.muted))
+    if checked is not None:
+        states.append((QIcon.Mode.Normal, QIcon.State.On, checked))
+    for mode, state, tint in states:
         renderer = QSvgRenderer(
             QByteArray(_svg(name).replace(_ICON_COLOUR_PLACEHOLDER, tint).encode())
         )
         for scale in (1, 2):
-            result.addPixmap(_render(renderer, size, scale), mode)
+            result.addPixmap(_render(renderer, size, scale), mode, state)
     return result
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from hearth.tools import ToolResult
+from hearth.wording import counted, singular
 
 RESULT_LIMIT = 4000
 NOTE_ROOM = 120  # kept free on a page for the line that says what it shows
@@ -41,7 +42,9 @@ def result_text(result: object) -> str:
     key, items = found
     noun = key or "items"
     if number > len(pages):
-        fit = f"the {len(items)} {noun} fit on {len(pages)} page{'s' * (len(pages) > 1)}"
+        listed = counted(len(items), singular(noun), noun)
+        verb = "fits" if len(items) == 1 else "fit"
+        fit = f"the {listed} {verb} on {counted(len(pages), 'page')}"
         return f"{_dumps(_with(data, key, []))}\n[page {number} is past the end: {fit}]"
     start, end = pages[number - 1]
     note = f"showing {noun} {start + 1}–{end} of {len(items)}"

@@ -18,6 +18,7 @@ from hearth import (
     ExportFormat,
     RuleBook,
     RuleTable,
+    counted,
     open_database,
     shown,
 )
@@ -76,7 +77,7 @@ def export_command(
         # newline="": the csv module writes its own line endings.
         with output.open("w", encoding="utf-8", newline="") as fp:
             count = log.export(fp, cast(ExportFormat, format_), entries=entries)
-    click.echo(f"Exported {count} entries to {output}", err=True)
+    click.echo(f"Exported {counted(count, 'entry', 'entries')} to {output}", err=True)
 
 
 def _read(

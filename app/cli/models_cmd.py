@@ -22,6 +22,7 @@ from hearth import (
     ModelNotFoundError,
     Models,
     ModelUnavailable,
+    counted,
     shown,
 )
 from hearth.cli.prompt_cmd import prompt_command
@@ -209,7 +210,7 @@ def verify_command(target: str | None) -> None:
             failures += 1
             click.echo(f"FAILED  {shown(str(exc))}", err=True)
     if failures:
-        raise ModelError(f"{failures} of {len(installed)} models failed verification.")
+        raise ModelError(f"{failures} of {counted(len(installed), 'model')} failed verification.")
 
 
 def _verify_one(library: Models, path: Path) -> None:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 import pydantic
 
 from hearth.display import shown
+from hearth.wording import counted, singular
 
 NAMES_SHOWN = 3
 LINES_SHOWN = 3
@@ -89,7 +90,7 @@ def list_summary(names: Sequence[str], one: str, many: str) -> str:
         return f"No {many}."
     shown_names = ", ".join(short(name) for name in names[:NAMES_SHOWN])
     more = ", …" if len(names) > NAMES_SHOWN else ""
-    return f"{len(names)} {one if len(names) == 1 else many}: {shown_names}{more}"
+    return f"{counted(len(names), one, many)}: {shown_names}{more}"
 
 
 def first_lines(text: str, count: int = LINES_SHOWN) -> str:
@@ -140,20 +141,12 @@ def _fields_summary(fields: list[tuple[str, object]]) -> str:
         name, items = lists[0]
         many = name.replace("_", " ")
         names = [name_of(item) for item in items]
-        return list_summary(names, _singular(many), many)
+        return list_summary(names, singular(many), many)
     values = (f"{name}: {_value(value)}" for name, value in fields if value not in (None, ""))
     return first_lines(", ".join(values))
 
 
 def _value(value: object) -> str:
     if isinstance(value, list | tuple):
-        return f"{len(value)} items"
+        return counted(len(value), "item")
     return short(value if isinstance(value, str) else str(value))
-
-
-def _singular(noun: str) -> str:
-    if noun.endswith("ies"):
-        return noun[:-3] + "y"
-    if noun.endswith("s") and not noun.endswith("ss"):
-        return noun[:-1]
-    return noun

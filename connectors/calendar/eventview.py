@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 
+from hearth import counted
 from hearth.connectors.calendar import series
 
 _UNITS = {"DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"}
@@ -78,7 +79,7 @@ def _rule_text(master: icalendar.Component) -> str:
     elif month_days:
         text += f" on day {_joined(month_days)}"
     if "COUNT" in rule:
-        text += f", {rule['COUNT'][0]} times"
+        text += f", {counted(int(rule['COUNT'][0]), 'time')}"
     if "UNTIL" in rule:
         until = rule["UNTIL"][0]
         text += f", until {(until.date() if isinstance(until, datetime) else until).isoformat()}"

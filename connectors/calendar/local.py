@@ -20,6 +20,7 @@ from pathlib import Path
 
 from icalendar.parser import Contentline
 
+from hearth import counted
 from hearth.connectors.calendar import atomic, errors
 from hearth.connectors.calendar.ics import read_calendar, split_objects
 from hearth.connectors.calendar.objects import CalendarRef, Problem, SourceKind, StoredObject
@@ -197,7 +198,7 @@ def _read_for_writing(path: Path, etag: str | None, uid: str) -> _Snapshot:
     snapshot = _read(path)
     if problems := snapshot.problems:
         raise errors.ReadOnlyCalendar(
-            f"{path} has {len(problems)} part(s) Hearth could not read, the first being "
+            f"{path} has {counted(len(problems), 'part')} Hearth could not read, the first being "
             f"{problems[0].describe()}. Hearth will not rewrite it and lose them; nothing was "
             "written"
         )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from hearth import counted
 from hearth.connectors.files.errors import FilesError
 from hearth.connectors.files.fsops import Grant
 from hearth.connectors.files.index import Query
@@ -103,7 +104,8 @@ def _index(library: FileLibrary, grant: Grant) -> None:
     # Skipped entries are told from the index, so a grant and any later index say the same.
     skipped = library.index.count_skipped(grant.path)
     click.echo(
-        f"{result.seen} entries, {result.indexed} read, {result.removed} removed, {skipped} skipped"
+        f"{counted(result.seen, 'entry', 'entries')}, {result.indexed} read, "
+        f"{result.removed} removed, {skipped} skipped"
     )
     named = library.index.skipped(grant.path, limit=SKIPPED_SHOWN)
     for entry in named:

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from hearth import tool
+from hearth import counted, tool
 from hearth.connectors.files.errors import FilesError, PathRefused
 from hearth.connectors.files.extract import kind_of
 from hearth.connectors.files.fsops import folder_of, hard_links, open_file, parent_of
@@ -71,7 +71,7 @@ class ReadingTools:
         status = self.library.status()
         note = None
         if status.state == "scanning":
-            note = f"still indexing ({status.done} of {status.total} files read)"
+            note = f"still indexing ({status.done} of {counted(status.total, 'file')} read)"
         return SearchResults(results=[_found(hit) for hit in found], note=note).paged(page)
 
     @tool(effect="read", scope="folder", keywords=("list", "contents"), check="check_folder")
@@ -158,8 +158,8 @@ def _note(total: int, linked: int) -> str | None:
         notes.append(f"showing {LIST_LIMIT} of {total} entries")
     if linked:
         notes.append(
-            f"{linked} file(s) with more than one name (hard links) not shown; Hearth does not "
-            "open such files, as another name may be outside your granted folders"
+            f"{counted(linked, 'file')} with more than one name (hard links) not shown; Hearth "
+            "does not open such files, as another name may be outside your granted folders"
         )
     return "; ".join(notes) or None
 

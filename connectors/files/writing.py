@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hearth import UndoFailed, journal_step, tool
+from hearth import UndoFailed, counted, journal_step, tool
 from hearth.connectors.files.errors import FilesError
 from hearth.connectors.files.fsops import (
     Spot,
@@ -130,7 +130,7 @@ class WritingTools:
         self.library.refresh({spot.path for pair in pairs for spot in pair})
         never = len(result.moved) - len(back)
         left = f"; {never} never moved, so left where they are" if never else ""
-        return f"moved {len(back)} item(s) back{left}"
+        return f"moved {counted(len(back), 'item')} back{left}"
 
     @tool(
         effect="write",

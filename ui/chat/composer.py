@@ -160,7 +160,9 @@ class Composer(QFrame):
                 colour = colours.on_accent
             elif button is self.stop:
                 colour = colours.text
-            button.setIcon(theme.icon(button.property("icon_name"), colour))
+            # The tool toggle's icon takes the accent when on, beside its checked background.
+            checked = colours.accent if button is self.use_tool else None
+            button.setIcon(theme.icon(button.property("icon_name"), colour, checked=checked))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.editor and event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):

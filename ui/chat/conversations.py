@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
@@ -13,7 +14,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -22,6 +23,8 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -82,6 +85,42 @@ class ConversationListModel(QAbstractListModel):
         return None
 
 
+class RenameDelegate(QStyledItemDelegate):
+    """Draws rows as usual; the F2 rename box covers the whole row, not its padded text."""
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:
+        editor = super().createEditor(parent, option, index)
+        editor.setObjectName("renameEditor")  # the stylesheet lines its text up with the row's
+        return editor
+
+    def updateEditorGeometry(
+        self, editor: QWidget, option: QStyleOptionViewItem, index: _Index
+    ) -> None:
+        # The default takes the row's text rectangle, which the stylesheet's item padding
+        # shrinks to a sliver once the box's own border and padding are inside it.
+        editor.setGeometry(option.rect)
+
+
+class SearchBox(QLineEdit):
+    """The search field; Esc here clears it, and never reaches the window's Stop shortcut."""
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and _is_escape(event):
+            event.accept()  # the key comes to keyPressEvent instead of firing a shortcut
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if _is_escape(event):
+            self.clear()
+            return
+        super().keyPressEvent(event)
+
+
+def _is_escape(event: QEvent) -> bool:
+    return isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Escape
+
+
 class ConversationList(QWidget):
     """New conversation, search box and the list; the store is only touched through ops."""
 
@@ -98,7 +137,7 @@ class ConversationList(QWidget):
         self.new_button = QPushButton("New conversation")
         self.new_button.setToolTip("Start a new conversation (Ctrl+N)")
         self.new_button.clicked.connect(self.new_requested)
-        self.search = QLineEdit()
+        self.search = SearchBox()
         self.search.setPlaceholderText("Search conversations")
         self.search.setClearButtonEnabled(True)
         self._search_icon = self.search.addAction(QIcon(), QLineEdit.ActionPosition.LeadingPosition)
@@ -107,6 +146,7 @@ class ConversationList(QWidget):
         self.list = QListView()
         self.list.setObjectName("conversations")
         self.list.setModel(self.model)
+        self.list.setItemDelegate(RenameDelegate(self.list))
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)

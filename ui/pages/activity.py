@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import Assistant, AuditEntry, ExportFormat, shown
+from hearth import Assistant, AuditEntry, ExportFormat, counted, shown
 from hearth.ui.context import UiContext
 from hearth.ui.pages.audit_model import (
     OUTCOME_WORDS,
@@ -127,7 +127,7 @@ class ActivityPage(QWidget):
         )
         visible, total = self.proxy.rowCount(), self.model.rowCount()
         capped = " (the most recent)" if total >= ENTRY_LIMIT else ""
-        self.status.setText(f"Showing {visible} of {total} entries{capped}")
+        self.status.setText(f"Showing {visible} of {counted(total, 'entry', 'entries')}{capped}")
         set_tone(self.status, None)
         self.export_button.setEnabled(visible > 0)
 
@@ -152,7 +152,7 @@ class ActivityPage(QWidget):
         )
 
     def _exported(self, path: Path, count: int) -> None:
-        self.status.setText(f"Exported {count} entries to {path}")
+        self.status.setText(f"Exported {counted(count, 'entry', 'entries')} to {path}")
         set_tone(self.status, "good")
         self.export_did_finish.emit(str(path), count)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QWidget
 
-from hearth import Connector
+from hearth import Connector, counted
 from hearth.ui.context import UiContext
 from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import muted_color
@@ -54,7 +54,7 @@ class ConnectorDefaults(QWidget):
     def _label(self, connector: Connector) -> QLabel:
         tools = self.permissions.connector_tools(connector)
         effects = ", ".join(sorted({tool.effect for tool in tools})) or "no tools"
-        count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
+        count = counted(len(tools), "tool")
         muted = muted_color(self.palette()).name()
         label = QLabel(
             f"<b>{connector.title}</b>&nbsp;&nbsp;"

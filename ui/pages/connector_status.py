@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from hearth import Connector
 from hearth.ui.context import UiContext
+from hearth.ui.errors import status_unavailable
 from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import explanation, section_heading, set_tone
 from hearth.ui.pages.connector_actions import ConnectorActions
@@ -78,7 +79,7 @@ class ConnectorStatusPanel(QWidget):
             self.connector.status_line,
             receiver=self,
             success=self._show_line,
-            failure=lambda error: self._show_line(f"Status not available: {error}"),
+            failure=lambda error: self._show_line(status_unavailable(error)),
         )
 
     def _show_line(self, line: object) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPalette
 
-from hearth import IndexStatus
+from hearth import IndexStatus, counted
 from hearth.ui.pages.chrome import muted_color, tone_color
 from hearth.ui.pages.table_model import ColumnsTableModel, Index
 
@@ -30,7 +30,7 @@ def summary(status: IndexStatus, folder_count: int) -> str:
     if status.state == "scanning" and status.root is not None:
         if not status.total:
             return f"Looking for files in {status.root}…"
-        return f"Indexing {status.root.name}: {status.done:,} of {status.total:,} files"
+        return f"Indexing {status.root.name}: {status.done:,} of {counted(status.total, 'file')}"
     if not folder_count:
         return "No folders granted yet. Grant one to let the assistant search and read it."
     if status.state == "watching":

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import FolderAccess, IndexStatus
+from hearth import FolderAccess, IndexStatus, counted
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import (
     Tone,
@@ -143,8 +143,9 @@ class FoldersPage(QWidget):
             self.bar.setValue(status.done)
         self.skipped.setVisible(status.skipped > 0)
         self.skipped.setText(
-            f"{status.skipped:,} files were skipped: too large, not text, unreadable, or with "
-            "more than one name (hard links, which may lead outside your folders)."
+            f"{counted(status.skipped, 'file')} {'was' if status.skipped == 1 else 'were'} "
+            "skipped: too large, not text, unreadable, or with more than one name (hard links, "
+            "which may lead outside your folders)."
         )
         self._show_warnings(status.warnings)
         self.status_did_change.emit(status)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from hearth import Connector, StatusItem
 from hearth.ui.context import UiContext
+from hearth.ui.errors import status_unavailable
 from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import explanation
 
@@ -67,7 +68,7 @@ class StatusStrip(QWidget):
         if asked != self._asked:
             return
         self._clear()
-        self.problem.setText(f"Status not available: {error}")
+        self.problem.setText(status_unavailable(error))
         self._grid.addWidget(self.problem, 0, 0, 1, 3)
         self.problem.show()
         self.items_did_show.emit(0)

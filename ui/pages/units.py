@@ -17,7 +17,7 @@ def file_size(size: float) -> str:
     while value >= 1000 and unit < len(_SIZE_UNITS) - 1:
         value, unit = value / 1000, unit + 1
     if unit == 0:
-        return f"{int(value)} bytes"
+        return "1 byte" if int(value) == 1 else f"{int(value)} bytes"
     digits = 0 if value >= 100 else 1
     return f"{value:.{digits}f} {_SIZE_UNITS[unit]}"
 

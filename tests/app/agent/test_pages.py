@@ -9,7 +9,7 @@ from hearth.agent import Executor, ToolRan
 from hearth.agent.pages import RESULT_LIMIT, result_text
 from hearth.messages import CancelToken, ToolCall
 from tests.app.agent.kit import World, drive, of
-from tests.app.agent.shelf import BOOKS, NAMES, shelf_world
+from tests.app.agent.shelf import BOOKS, NAMES, Books, shelf_world
 
 NOTE = re.compile(r"\n\[(.*)\]$")
 
@@ -72,3 +72,8 @@ def test_the_audit_keeps_the_model_s_text_and_the_card_s_line() -> None:
     (row,) = [e for e in world.audit.entries(call_id=first.call.id) if e.outcome == "executed"]
     assert row.card_summary == "60 results: a.md, b.txt, c.pdf, …"
     assert row.result_summary.startswith('{"results": [{"name": "a.md"')
+
+
+def test_a_page_past_the_end_of_a_one_item_result_counts_it_in_the_singular() -> None:
+    one = Books(results=BOOKS.results[:1]).paged(2)
+    assert result_text(one).endswith("[page 2 is past the end: the 1 result fits on 1 page]")
