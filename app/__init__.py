@@ -99,7 +99,9 @@ _ON_USE: dict[str, tuple[str, ...]] = {
     "hearth.plugins.user_files": ("disabled_plugins", "set_plugin_disabled"),
     "hearth.ruling": ("DURATION_WORDS", "EFFECT_WORDS", "Decider", "Duration", "Reason", "Ruling"),
     "hearth.scripting": ("Approver", "Proposal", "Session", "Turn", "load_model"),
-    "hearth.secrets.terminal": ("ask_store_password", "create_password_store", "keep_password"),
+    "hearth.secrets.terminal": (
+        "ask_secret", "ask_store_password", "create_password_store", "keep_password",
+    ),
     "hearth.settings.forms": ("Saved", "complete_settings", "hidden_fields", "read_saved"),
     "hearth.settings.model": ("FormField", "form_fields", "secret_fields"),
     "hearth.shown_text": ("ShownStream", "shown_reply"),
@@ -142,10 +144,10 @@ __all__ = [  # noqa: RUF022 (grouped by line, not one name per line)
     "ToolRan", "ToolRegistry", "ToolResult", "ToolSpec", "ToolsOffered", "Transcript", "Turn",
     "TurnDone", "TurnFailed", "TurnRecord", "UNTRUSTED_WARNING", "UndoFailed", "Undone",
     "VaultError", "Voice", "VoiceError", "VoiceSettings", "VoiceUnavailable", "WrongPassword",
-    "ask_store_password", "bundle_dir", "choose_variant", "complete_settings", "config_dir",
-    "connector_titles", "conversation_title", "counted", "create_password_store", "data_dir",
-    "disabled_plugins", "entry_point_candidates", "form_fields", "hidden_fields", "hookimpl",
-    "journal_step", "keep_password", "list_summary", "llama_system_info", "load_model",
+    "ask_secret", "ask_store_password", "bundle_dir", "choose_variant", "complete_settings",
+    "config_dir", "connector_titles", "conversation_title", "counted", "create_password_store",
+    "data_dir", "disabled_plugins", "entry_point_candidates", "form_fields", "hidden_fields",
+    "hookimpl", "journal_step", "keep_password", "list_summary", "llama_system_info", "load_model",
     "load_plugins", "loaded_library_folder", "make_tool", "offered_line", "open_database",
     "open_sqlite", "plugins_dir", "read_fingerprint", "read_saved", "safe_mode", "save_setting",
     "saved_setting", "secret_fields", "set_plugin_disabled", "shared_secrets", "shown",
@@ -191,7 +193,9 @@ if TYPE_CHECKING:
     from hearth.plugins.user_files import disabled_plugins, set_plugin_disabled
     from hearth.ruling import DURATION_WORDS, EFFECT_WORDS, Decider, Duration, Reason, Ruling
     from hearth.scripting import Approver, Proposal, Session, Turn, load_model
-    from hearth.secrets.terminal import ask_store_password, create_password_store, keep_password
+    from hearth.secrets.terminal import (
+        ask_secret, ask_store_password, create_password_store, keep_password,
+    )
     from hearth.settings.forms import Saved, complete_settings, hidden_fields, read_saved
     from hearth.settings.model import FormField, form_fields, secret_fields
     from hearth.shown_text import ShownStream, shown_reply

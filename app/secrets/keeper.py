@@ -56,6 +56,7 @@ class Secrets:
         self.ask_password: Callable[[], str | None] | None = None
         self._known: dict[str, str | None] = {}
         self._session: dict[str, str] = {}
+        self._asking: dict[str, Callable[[], str]] = {}
         self._lock = threading.RLock()
 
     @property
@@ -79,6 +80,8 @@ class Secrets:
     def get(self, name: str) -> str | None:
         """The secret `name`, from memory after the first read."""
         with self._lock:
+            if name in self._asking:
+                self._session[name] = self._asking.pop(name)()
             if name in self._session:
                 return self._session[name]
             if name not in self._known:
@@ -113,6 +116,12 @@ class Secrets:
         """Use `value` for `name` this session only, in memory, whatever is stored."""
         with self._lock:
             self._session[name] = value
+
+    def ask_when_needed(self, name: str, ask: Callable[[], str]) -> None:
+        """Hold what `ask` answers for `name` this session, asked only if `name` is read (a
+        command given --ask-password that turns out to need no password asks nothing)."""
+        with self._lock:
+            self._asking[name] = ask
 
     def create_store(self, password: str) -> None:
         """Make Hearth's own password store, for a computer without a keyring; unlocked."""

@@ -12,10 +12,19 @@ from collections.abc import Callable
 
 import click
 
-from hearth.secrets.keeper import NoSecretStore, SecretsLocked, shared_secrets
+from hearth.secrets.keeper import (
+    NoSecretStore,
+    SecretsLocked,
+    SecretStorageUnavailable,
+    shared_secrets,
+)
 from hearth.secrets.vault import MIN_PASSWORD_LENGTH, VaultError
 
 STORE_PROMPT = "Password of Hearth's password store"
+
+
+class NoPasswordGiven(SecretStorageUnavailable):
+    """A command was told to ask for a password, and none came."""
 
 
 def interactive() -> bool:
@@ -31,6 +40,23 @@ def ask_store_password() -> str | None:
         return str(click.prompt(STORE_PROMPT, hide_input=True, err=True))
     except (click.Abort, EOFError):
         return None
+
+
+def ask_secret(prompt: str) -> str:
+    """A password from the person at the terminal (hidden), or else one line of standard input,
+    as a script pipes it; `NoPasswordGiven` when there is none."""
+    if interactive():
+        try:
+            return str(click.prompt(prompt, hide_input=True, err=True))
+        except (click.Abort, EOFError):
+            raise NoPasswordGiven(f"no {prompt.lower()} was typed") from None
+    line = sys.stdin.readline().rstrip("\r\n")
+    if not line:
+        raise NoPasswordGiven(
+            f"--ask-password needs the {prompt.lower()}: type it in a terminal, or pipe it on "
+            "standard input"
+        )
+    return line
 
 
 def keep_password(save: Callable[[], None], hold: Callable[[], None]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -146,6 +146,10 @@ class SettingsStore:
         for name, value in values.items():
             if value is not None:
                 self.secrets.set(_key(connector, name), value)
+
+    def ask_when_needed(self, connector: str, name: str, ask: Callable[[], str]) -> None:
+        """Ask for `connector`'s secret `name` with `ask` when it is first read, this session."""
+        self.secrets.ask_when_needed(_key(connector, name), ask)
 
     def hold(self, connector: str, secrets: Mapping[str, str]) -> None:
         """Use `secrets` for `connector` this session only, in memory, whatever is stored."""

@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 import pydantic
 
-from hearth import keep_password, read_fingerprint, shown
+from hearth import ask_secret, keep_password, read_fingerprint, shown
 from hearth.connectors.calendar.errors import CalendarError
-from hearth.connectors.calendar.library import CalendarLibrary
+from hearth.connectors.calendar.library import NAME, CalendarLibrary
 from hearth.connectors.calendar.objects import Problem
 from hearth.connectors.calendar.status import describe_change, describe_state, overview
 from hearth.connectors.calendar.when import read_range
@@ -55,7 +55,9 @@ def calendar_commands(library: CalendarLibrary) -> click.Group:
 @click.pass_obj
 def _ask_password(library: CalendarLibrary, ask_password: bool) -> None:
     if ask_password:
-        library.use_password_for_session(click.prompt("CalDAV password", hide_input=True))
+        library.settings_store.ask_when_needed(
+            NAME, "password", lambda: ask_secret("CalDAV password")
+        )
 
 
 @click.command("add-file")

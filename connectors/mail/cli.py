@@ -8,10 +8,10 @@ from collections.abc import Callable
 import click
 import pydantic
 
-from hearth import HearthError, keep_password, read_fingerprint, shown
+from hearth import HearthError, ask_secret, keep_password, read_fingerprint, shown
 from hearth import spaced_fingerprint as spaced
 from hearth.connectors.mail import sending
-from hearth.connectors.mail.account import MailAccount
+from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.ids import message_id
 from hearth.connectors.mail.settings import MailSettings
 from hearth.connectors.mail.status import summary
@@ -41,7 +41,9 @@ def mail_commands(account: MailAccount) -> click.Group:
 @click.pass_obj
 def _ask_password(account: MailAccount, ask_password: bool) -> None:
     if ask_password:
-        account.use_password_for_session(click.prompt("Mail password", hide_input=True))
+        account.settings_store.ask_when_needed(
+            NAME, "password", lambda: ask_secret("Mail password")
+        )
 
 
 @click.command()

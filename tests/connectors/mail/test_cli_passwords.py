@@ -37,6 +37,14 @@ def test_without_a_keyring_the_password_lasts_one_run(
     assert "the mail password is not known this session" in synced.stderr
     assert "`hearth mail --ask-password sync`" in synced.stderr
 
+    # Asked only when a password is needed, and a missing one is an error, never a 130.
+    quiet = hearth("mail", "--ask-password", "status")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    empty = hearth("mail", "--ask-password", "sync")
+    assert empty.returncode == 1
+    assert "--ask-password needs the mail password" in empty.stderr
+    assert "Aborted" not in empty.stderr and "Warning" not in empty.stderr
+
     asked = hearth("mail", "--ask-password", "sync", typed=f"{PASSWORD}\n")
     assert asked.returncode == 0, asked.stderr
     assert "INBOX: 1 new" in asked.stdout

@@ -95,6 +95,7 @@ def make_store(qtbot: QtBot, page: AccountsPage) -> None:
     dialog.accept()
     assert dialog.problem.text() == "The two passwords differ." and dialog.isVisible()
     dialog.again.setText(STORE_PASSWORD)
+    save_screenshot(dialog, "password_store_dialog")
     with qtbot.waitSignal(page.passwords.store_changed):
         dialog.accept()
     assert not page.passwords.button.isVisible()
