@@ -28,6 +28,7 @@ class Every:
         self.minutes = minutes
         self.last_error: str | None = None
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -37,9 +38,15 @@ class Every:
         self._thread = threading.Thread(target=self._loop, name=f"hearth-{self.name}", daemon=True)
         self._thread.start()
 
+    def now(self) -> None:
+        """Run again as soon as the run in progress (if any) ends, not at the next interval:
+        after new settings, say, which the user expects to see used at once."""
+        self._wake.set()
+
     def stop(self) -> None:
         """Stop after the run in progress, if any; safe to call twice."""
         self._stop.set()
+        self._wake.set()
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=30)
@@ -47,6 +54,7 @@ class Every:
     def _loop(self) -> None:
         while not self._stop.is_set():
             started = time.monotonic()
+            self._wake.clear()
             try:
                 self.work()
                 self.last_error = None
@@ -61,4 +69,4 @@ class Every:
             except HearthError as error:
                 log.warning("%s: no interval (%s); trying again in 5 minutes", self.name, error)
                 interval = 300
-            self._stop.wait(max(_MIN_WAIT_S, interval - (time.monotonic() - started)))
+            self._wake.wait(max(_MIN_WAIT_S, interval - (time.monotonic() - started)))

@@ -127,6 +127,11 @@ class Connector:
         the UI thread, and may read local state but should not wait on a network."""
         return None
 
+    def settings_saved(self) -> None:
+        """The user saved new settings (the Accounts page): a connector that syncs in the
+        background should sync soon, so a new account shows up at once. Called off the UI
+        thread; must not wait for the sync itself."""
+
     def status_items(self) -> Sequence[StatusItem]:
         """What the connector can read and do here, item by item (Wi-Fi, volume, ...), shown as
         a strip on its Accounts page; a connector that overrides this gets a section there even

@@ -94,6 +94,9 @@ class CalendarConnector(ReadingTools, WritingTools, Connector):
     def commands(self) -> Iterable[click.Command]:
         return [calendar_commands(self.library)]
 
+    def settings_saved(self) -> None:
+        self.library.sync_soon()
+
     def start(self) -> None:
         self.library.start()
 

@@ -192,5 +192,9 @@ class CalendarLibrary:
         """Sync now and then every `sync_minutes`, off the caller's thread."""
         self._sync.start()
 
+    def sync_soon(self) -> None:
+        """Sync as soon as the background job is free (new settings), if it runs at all."""
+        self._sync.now()
+
     def stop(self) -> None:
         self._sync.stop()

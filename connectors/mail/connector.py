@@ -59,6 +59,9 @@ class MailConnector(ReadingTools, WritingTools, Connector):
     def actions(self) -> Sequence[ConnectorAction]:
         return outbox_actions(self.account)
 
+    def settings_saved(self) -> None:
+        self.account.sync_soon()
+
     def status_line(self) -> str | None:
         return summary(self.account, time.time())
 

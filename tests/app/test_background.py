@@ -57,3 +57,16 @@ def test_a_condition_of_the_world_is_kept_and_a_bug_logged_and_the_job_goes_on(
     assert seen == [None, "the server is down", "an internal error (see the log)"]
     assert job.last_error is None
     assert "the server is down" in caplog.text and "a bug" in caplog.text
+
+
+def test_now_runs_again_at_once_instead_of_at_the_interval() -> None:
+    runs = threading.Semaphore(0)
+    job = Every("test job", runs.release, lambda: 60.0)  # next run in an hour
+    job.start()
+    try:
+        assert runs.acquire(timeout=10)  # the run at start
+        assert not runs.acquire(timeout=0.5)
+        job.now()  # new settings were saved
+        assert runs.acquire(timeout=10)
+    finally:
+        job.stop()

@@ -191,7 +191,9 @@ class ConnectorSettingsPanel(QWidget):
             except SecretStorageUnavailable as error:
                 # Not stored: held in memory so this session works, and said so plainly.
                 store.hold(name, _secrets(settings))
+                self.connector.settings_saved()
                 return read_saved(store, name, model), session_only(error)
+            self.connector.settings_saved()
             return read_saved(store, name, model), ""
 
         self._say("Saving…")

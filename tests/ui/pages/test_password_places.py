@@ -192,3 +192,27 @@ def test_at_start_a_locked_store_is_unlocked_in_hearths_own_dialog(
     assert dialog.result() == QDialog.DialogCode.Accepted
     assert secrets.get("mail.password") == "kept"
     assert ask_to_unlock(secrets, page) is None  # unlocked: nothing to ask
+
+
+def test_a_saved_account_syncs_at_once_not_at_the_next_interval(
+    qtbot: QtBot,
+    context: UiContext,
+    calendar: CalendarConnector,
+    radicale: RadicaleServer,  # noqa: F811
+) -> None:
+    server_calendar(radicale, "Work")
+    calendar.library.start()  # as the window does: a sync now, the next in 15 minutes
+    page = open_page(qtbot, context)
+    panel = page.show_connector("calendar")
+    for name, text in {
+        "server": radicale.url,
+        "username": calendar_server.USER,
+        "password": calendar_server.PASSWORD,
+    }.items():
+        field = panel.form.inputs[name].widget
+        assert isinstance(field, QLineEdit)
+        field.setText(text)
+    save(qtbot, panel)
+    qtbot.waitUntil(
+        lambda: "Work" in [c.name for c in calendar.library.store.calendars()], timeout=15_000
+    )
