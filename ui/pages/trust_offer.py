@@ -60,4 +60,3 @@ class TrustOffer(QWidget):
             setting, fingerprint = self._offered
             self.withdraw()
             self.trusted.emit(setting, fingerprint)
-
