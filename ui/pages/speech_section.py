@@ -28,6 +28,7 @@ from hearth.ui.pages.chrome import Tone, explanation, section_heading, set_tone
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
 from hearth.ui.pages.units import file_size, percent
+from hearth.ui.wheel_guard import leave_wheel_to_page
 
 BLURB = (
     "Speak instead of typing: Whisper turns what you say into text on this computer. Download"
@@ -285,7 +286,8 @@ def _microphones(voice: Voice) -> tuple[list[str], str | None]:
 
 
 def _combo(name: str, items: tuple[tuple[str, str | None], ...]) -> QComboBox:
-    combo = QComboBox()
+    # The Models page scrolls as a whole: the wheel passing over a drop-down scrolls it on.
+    combo = leave_wheel_to_page(QComboBox())
     combo.setAccessibleName(name)
     for text, value in items:
         combo.addItem(text, value)
