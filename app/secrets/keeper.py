@@ -90,9 +90,10 @@ class Secrets:
 
     def set(self, name: str, value: str) -> None:
         """Keep `value` where secrets are kept; `NoSecretStore` when that is nowhere."""
+        system = self.system
         with self._lock:
-            if self.system is not None:
-                self._refused_as_unavailable(lambda: self.system.set(name, value))  # type: ignore[union-attr]
+            if system is not None:
+                self._refused_as_unavailable(lambda: system.set(name, value))
             elif self.vault.exists:
                 self._unlocked().set(name, value)
             else:
@@ -104,11 +105,12 @@ class Secrets:
             self._known[name] = value
 
     def delete(self, name: str) -> None:
+        system = self.system
         with self._lock:
             self._session.pop(name, None)
             self._known[name] = None
-            if self.system is not None:
-                self._refused_as_unavailable(lambda: self.system.delete(name))  # type: ignore[union-attr]
+            if system is not None:
+                self._refused_as_unavailable(lambda: system.delete(name))
             elif self.vault.exists:
                 self._unlocked().delete(name)
 
@@ -136,8 +138,9 @@ class Secrets:
             self._known.clear()
 
     def _read(self, name: str) -> str | None:
-        if self.system is not None:
-            return self._refused_as_unavailable(lambda: self.system.get(name))  # type: ignore[union-attr]
+        system = self.system
+        if system is not None:
+            return self._refused_as_unavailable(lambda: system.get(name))
         if self.vault.exists:
             return self._unlocked().get(name)
         return None

@@ -79,8 +79,15 @@ class Vault:
         """Open the store with `password`; `WrongPassword` when it is not the one."""
         header, nonce, ciphertext = self._read()
         key = _derive(password, header)
+        self._items = self._decrypted(key, header, nonce, ciphertext)
+        self._header, self._key = header, key
+
+    def _decrypted(
+        self, key: bytes | None, header: dict[str, Any], nonce: bytes, ciphertext: bytes
+    ) -> dict[str, str]:
         from cryptography.exceptions import InvalidTag
 
+        assert key is not None
         try:
             plain = _cipher(key).decrypt(nonce, ciphertext, _associated(header))
         except InvalidTag:
@@ -90,7 +97,7 @@ class Vault:
         items = json.loads(plain)
         if not isinstance(items, dict) or not all(isinstance(v, str) for v in items.values()):
             raise VaultError(f"{self.path} holds no secrets Hearth can read")
-        self._header, self._key, self._items = header, key, items
+        return items
 
     def lock(self) -> None:
         self._key, self._items = None, {}
@@ -101,13 +108,25 @@ class Vault:
 
     def set(self, name: str, value: str) -> None:
         self._require_unlocked()
+        self._items = self._current_items()
         self._items[name] = value
         self._write()
 
     def delete(self, name: str) -> None:
         self._require_unlocked()
+        self._items = self._current_items()
         if self._items.pop(name, None) is not None:
             self._write()
+
+    def _current_items(self) -> dict[str, str]:
+        """The secrets as the file holds them now: another Hearth process (the terminal beside
+        the window) may have written since this one unlocked, and a change here keeps its."""
+        header, nonce, ciphertext = self._read()
+        if header != self._header:
+            raise VaultError(
+                f"{self.path} was replaced with a store under another password; unlock it again"
+            )
+        return self._decrypted(self._key, header, nonce, ciphertext)
 
     def _require_unlocked(self) -> None:
         if self._key is None:

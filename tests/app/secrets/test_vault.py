@@ -114,3 +114,16 @@ def _flip(text: str) -> str:
     data = bytearray(base64.b64decode(text))
     data[0] ^= 1
     return base64.b64encode(bytes(data)).decode()
+
+
+def test_two_processes_writing_keep_each_others_secrets(made: Path) -> None:
+    window, terminal = Vault(made), Vault(made)
+    window.unlock(PASSWORD)
+    terminal.unlock(PASSWORD)
+    terminal.set("calendar.password", "from the terminal")
+    window.set("files.token", "from the window")  # unlocked before the terminal wrote
+    fresh = Vault(made)
+    fresh.unlock(PASSWORD)
+    assert fresh.get("calendar.password") == "from the terminal"
+    assert fresh.get("files.token") == "from the window"
+    assert fresh.get("mail.password") == SECRET
