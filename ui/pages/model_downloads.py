@@ -6,15 +6,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QPushButton, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
-from hearth import DownloadProgress, ModelRow, Models, ModelUnavailable
+from hearth import DownloadProgress, HubUnreachable, ModelRow, Models, ModelUnavailable, shown
 from hearth.ui.context import UiContext
 from hearth.ui.pages.catalog_model import ModelTableModel
 from hearth.ui.pages.download_job import DownloadJob
 from hearth.ui.pages.download_panel import DownloadPanel
 
 FINISHED_PANEL_MS = 5000
+# Offline, the way to a model is the Import button beside this line, not a terminal command.
+OFFLINE = (
+    "Offline: Hearth could not reach the model hub. Download {label} on another computer,"
+    " bring the .gguf file here and choose “{button}” to add it."
+)
 
 
 class DownloadingPage(QWidget):
@@ -29,6 +34,8 @@ class DownloadingPage(QWidget):
     panel: DownloadPanel
     job: DownloadJob | None
     fallback_button: QPushButton  # hidden until a model's repos are missing and it has a fallback
+    import_button: QPushButton
+    status: QLabel
 
     # Provided by ModelsPage: the table's selection, the list, the status line.
     selected_row: Callable[[], ModelRow | None]
@@ -79,7 +86,11 @@ class DownloadingPage(QWidget):
 
     def _download_failed(self, row: ModelRow, error: Exception) -> None:
         fallback = self._fallback_row(error)
-        if fallback is None:
+        if isinstance(error, HubUnreachable):
+            button = self.import_button.text().replace("&", "")
+            self._say(OFFLINE.format(label=row.label, button=button), "warn")
+            self.status.setToolTip(shown(str(error)))  # the address and the cause, for the curious
+        elif fallback is None:
             self.context.errors.show(self, f"download {row.label}", error)
         else:
             self._say(str(error), "warn")  # one sentence that names the fallback
