@@ -21,6 +21,10 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["HEARTH_DISABLE_PLUGINS"] = "1"
     # Files trashed by tests go to a trash of their own, not the user's.
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="hearth-test-xdg-")
+    # No test reaches the keyring (or any service) of the desktop it runs on: the session bus
+    # is one that does not exist, unless a fixture starts a private one (`secure_keyring`,
+    # `session_bus`, the evaluation's laptop) and points the environment at it.
+    os.environ["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/hearth-tests-no-bus"
     share_the_cores()
 
 
@@ -102,13 +106,6 @@ def secure_keyring(secret_service_bus: str, monkeypatch: pytest.MonkeyPatch) -> 
     found = shared_secrets().system
     assert found is not None, "Hearth did not find the Secret Service on the private bus"
     return found
-
-
-@pytest.fixture(autouse=True)
-def no_desktop_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reaches the keyring of the desktop it runs on: the session bus is one that does
-    not exist, unless the test asks for a private one (`secure_keyring`, `session_bus`)."""
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
 
 
 @pytest.fixture(autouse=True)
