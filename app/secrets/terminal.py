@@ -42,19 +42,18 @@ def ask_store_password() -> str | None:
         return None
 
 
-def ask_secret(prompt: str) -> str:
-    """A password from the person at the terminal (hidden), or else one line of standard input,
-    as a script pipes it; `NoPasswordGiven` when there is none."""
+def ask_secret(prompt: str, what: str) -> str:
+    """`what` (a password) from the person at the terminal, hidden, or else one line of standard
+    input, as a script pipes it (never getpass's echo warning); `NoPasswordGiven` if none."""
     if interactive():
         try:
             return str(click.prompt(prompt, hide_input=True, err=True))
         except (click.Abort, EOFError):
-            raise NoPasswordGiven(f"no {prompt.lower()} was typed") from None
+            raise NoPasswordGiven(f"{what} was not typed") from None
     line = sys.stdin.readline().rstrip("\r\n")
     if not line:
         raise NoPasswordGiven(
-            f"--ask-password needs the {prompt.lower()}: type it in a terminal, or pipe it on "
-            "standard input"
+            f"{what} is needed: type it in a terminal, or pipe it as one line on standard input"
         )
     return line
 
@@ -91,7 +90,12 @@ def _make_store() -> bool:
 
 
 def create_password_store() -> None:
-    """Ask for a new password twice and make Hearth's password store with it."""
+    """Ask for a new password twice (or read it once from a pipe) and make Hearth's password
+    store with it."""
+    if not interactive():
+        shared_secrets().create_store(ask_secret("", "a password for Hearth's password store"))
+        click.echo(f"Made Hearth's password store: {shared_secrets().vault.path}")
+        return
     while True:
         password = str(
             click.prompt(

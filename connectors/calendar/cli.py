@@ -56,7 +56,7 @@ def calendar_commands(library: CalendarLibrary) -> click.Group:
 def _ask_password(library: CalendarLibrary, ask_password: bool) -> None:
     if ask_password:
         library.settings_store.ask_when_needed(
-            NAME, "password", lambda: ask_secret("CalDAV password")
+            NAME, "password", lambda: ask_secret("CalDAV password", "the CalDAV password")
         )
 
 
@@ -83,7 +83,6 @@ def remove_file(library: CalendarLibrary, path: Path) -> None:
 @click.command("connect")
 @click.argument("server")
 @click.option("--user", "username", required=True, help="Your user name on the server.")
-@click.password_option(confirmation_prompt=False, help="An app password where offered.")
 @click.option(
     "--trust",
     default="",
@@ -92,10 +91,9 @@ def remove_file(library: CalendarLibrary, path: Path) -> None:
     "failed connect shows.",
 )
 @click.pass_obj
-def connect(
-    library: CalendarLibrary, server: str, username: str, password: str, trust: str
-) -> None:
-    """Connect the CalDAV account at SERVER (a bare address works); the password goes to the
+def connect(library: CalendarLibrary, server: str, username: str, trust: str) -> None:
+    """Connect the CalDAV account at SERVER (a bare address works). Asks for the password (an
+    app password where offered; one line of stdin when that is no terminal), which goes to the
     system keyring, or Hearth's own password store where there is none."""
     # Imported here: caldav's HTTP stack would slow every `hearth` command.
     from hearth.connectors.calendar.discovery import check_connection
@@ -104,6 +102,7 @@ def connect(
         pinned = read_fingerprint(trust)
     except ValueError as error:
         raise click.UsageError(f"--trust {trust}: {error}") from None
+    password = ask_secret("Password", "the CalDAV password")
     found = check_connection(server, username, password, pinned=pinned)
     update = {
         "server": server,

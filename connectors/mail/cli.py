@@ -42,7 +42,7 @@ def mail_commands(account: MailAccount) -> click.Group:
 def _ask_password(account: MailAccount, ask_password: bool) -> None:
     if ask_password:
         account.settings_store.ask_when_needed(
-            NAME, "password", lambda: ask_secret("Mail password")
+            NAME, "password", lambda: ask_secret("Mail password", "the mail password")
         )
 
 
@@ -75,7 +75,7 @@ def connect(
 ) -> None:
     """Set up the mail account and test it; the password goes to the system keyring, or
     Hearth's own password store where there is none."""
-    password = click.prompt("Password (an app password is best)", hide_input=True)
+    password = ask_secret("Password (an app password is best)", "the mail password")
     (imap_host, imap_port), (smtp_host, smtp_port) = _server(imap), _server(smtp)
     try:
         settings = MailSettings.model_validate(

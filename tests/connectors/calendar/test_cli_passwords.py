@@ -89,3 +89,14 @@ def test_passwords_status_and_create(hearth_home: Path) -> None:
     assert str(hearth_home / "data" / "secrets.hearth") in status.stdout
     again = hearth("passwords", "create")
     assert again.returncode == 1 and "already exists" in again.stderr
+
+
+def test_a_piped_password_brings_no_echo_warning(radicale: RadicaleServer) -> None:
+    # getpass, given a pipe, warns that the password "may be echoed": noise for a script.
+    server_calendar(radicale, "Work")
+    connected = hearth("calendar", "connect", radicale.url, "--user", USER, typed=f"{PASSWORD}\n")
+    assert connected.returncode == 0
+    assert "Warning" not in connected.stderr and "echo" not in connected.stderr
+    made = hearth("passwords", "create", typed="a new store password\n")
+    assert made.returncode == 0 and made.stderr == ""
+    assert "Made Hearth's password store" in made.stdout

@@ -42,7 +42,7 @@ def test_without_a_keyring_the_password_lasts_one_run(
     assert quiet.returncode == 0 and quiet.stderr == ""
     empty = hearth("mail", "--ask-password", "sync")
     assert empty.returncode == 1
-    assert "--ask-password needs the mail password" in empty.stderr
+    assert "the mail password is needed: type it in a terminal, or pipe it" in empty.stderr
     assert "Aborted" not in empty.stderr and "Warning" not in empty.stderr
 
     asked = hearth("mail", "--ask-password", "sync", typed=f"{PASSWORD}\n")
