@@ -12,29 +12,26 @@ from PySide6.QtWidgets import QDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from hearth.assistant import Assistant
-from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.connector import CalendarConnector
-from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.evaluation.servers import dovecot as mail_server
 from hearth.connectors.evaluation.servers import radicale as calendar_server
 from hearth.connectors.evaluation.servers.dovecot import DovecotServer, message
 from hearth.connectors.evaluation.servers.radicale import RadicaleServer
 from hearth.connectors.evaluation.servers.smtp import SmtpServer
-from hearth.connectors.mail.account import MailAccount
 from hearth.connectors.mail.connector import MailConnector
 from hearth.connectors.mail.settings import MailSettings
 from hearth.secrets import Secrets
-from hearth.settings.model import SettingsStore
 from hearth.ui.context import UiContext
 from hearth.ui.pages.accounts import AccountsPage
 from hearth.ui.pages.connector_settings import ConnectorSettingsPanel
 from hearth.ui.pages.password_store import MAKE, UNLOCK, PasswordStoreDialog, ask_to_unlock
 from tests.connectors.calendar.conftest import radicale  # noqa: F401 (fixture)
-from tests.connectors.calendar.kit import NOW, TODAY, CalendarPlugin, server_calendar
+from tests.connectors.calendar.kit import CalendarPlugin, server_calendar
 from tests.connectors.mail.conftest import dovecot, mail_ca, smtp_server, trust_mail_ca  # noqa: F401
 from tests.connectors.mail.kit import MailPlugin, run
 from tests.ui.conftest import save_screenshot
-from tests.ui.pages.test_mail_account import enter_test_servers
+from tests.ui.pages.test_calendar_account import calendar  # noqa: F401 (fixture)
+from tests.ui.pages.test_mail_account import enter_test_servers, mail  # noqa: F401
 
 pytestmark = pytest.mark.server
 STORE_PASSWORD = "correct horse battery"
@@ -42,25 +39,10 @@ SAVE_TIMEOUT_MS = 20_000
 
 
 @pytest.fixture
-def mail(tmp_path: Path) -> Iterator[MailConnector]:
-    connector = MailConnector(MailAccount(SettingsStore(), tmp_path / "mail"))
-    yield connector
-    connector.account.stop()
-
-
-@pytest.fixture
-def calendar(tmp_path: Path) -> Iterator[CalendarConnector]:
-    library = CalendarLibrary(
-        SettingsStore(), tmp_path / "calendar.sqlite", today=lambda: TODAY, now=lambda: NOW
-    )
-    connector = CalendarConnector(library, ChangeLog(tmp_path / "changes.sqlite"))
-    yield connector
-    library.stop()
-    connector.changes.close()
-
-
-@pytest.fixture
-def assistant(mail: MailConnector, calendar: CalendarConnector) -> Iterator[Assistant]:
+def assistant(
+    mail: MailConnector,  # noqa: F811
+    calendar: CalendarConnector,  # noqa: F811
+) -> Iterator[Assistant]:
     core = Assistant.open(
         plugins=[MailPlugin(mail), CalendarPlugin(calendar)],
         entry_points=False,
@@ -85,6 +67,17 @@ def save(qtbot: QtBot, panel: ConnectorSettingsPanel) -> str:
     return panel.status.text()
 
 
+def enter_account(panel: ConnectorSettingsPanel, radicale: RadicaleServer) -> None:  # noqa: F811
+    for name, text in {
+        "server": radicale.url,
+        "username": calendar_server.USER,
+        "password": calendar_server.PASSWORD,
+    }.items():
+        field = panel.form.inputs[name].widget
+        assert isinstance(field, QLineEdit)
+        field.setText(text)
+
+
 def make_store(qtbot: QtBot, page: AccountsPage) -> None:
     assert page.passwords.button.text() == MAKE
     page.passwords.button.click()
@@ -107,8 +100,8 @@ def test_mail_and_calendar_are_set_up_in_the_window(
     request: pytest.FixtureRequest,
     way: str,
     hearth_home: Path,
-    mail: MailConnector,
-    calendar: CalendarConnector,
+    mail: MailConnector,  # noqa: F811
+    calendar: CalendarConnector,  # noqa: F811
     dovecot: DovecotServer,  # noqa: F811
     smtp_server: SmtpServer,  # noqa: F811
     radicale: RadicaleServer,  # noqa: F811
@@ -125,14 +118,7 @@ def test_mail_and_calendar_are_set_up_in_the_window(
     enter_test_servers(mail_panel, dovecot, smtp_server, mail_server.PASSWORD)
     mail_said = save(qtbot, mail_panel)
     calendar_panel = page.show_connector("calendar")
-    for name, text in {
-        "server": radicale.url,
-        "username": calendar_server.USER,
-        "password": calendar_server.PASSWORD,
-    }.items():
-        field = calendar_panel.form.inputs[name].widget
-        assert isinstance(field, QLineEdit)
-        field.setText(text)
+    enter_account(calendar_panel, radicale)
     calendar_said = save(qtbot, calendar_panel)
     save_screenshot(page, f"accounts_passwords_{way}")
 
@@ -197,21 +183,14 @@ def test_at_start_a_locked_store_is_unlocked_in_hearths_own_dialog(
 def test_a_saved_account_syncs_at_once_not_at_the_next_interval(
     qtbot: QtBot,
     context: UiContext,
-    calendar: CalendarConnector,
+    calendar: CalendarConnector,  # noqa: F811
     radicale: RadicaleServer,  # noqa: F811
 ) -> None:
     server_calendar(radicale, "Work")
     calendar.library.start()  # as the window does: a sync now, the next in 15 minutes
     page = open_page(qtbot, context)
     panel = page.show_connector("calendar")
-    for name, text in {
-        "server": radicale.url,
-        "username": calendar_server.USER,
-        "password": calendar_server.PASSWORD,
-    }.items():
-        field = panel.form.inputs[name].widget
-        assert isinstance(field, QLineEdit)
-        field.setText(text)
+    enter_account(panel, radicale)
     save(qtbot, panel)
     qtbot.waitUntil(
         lambda: "Work" in [c.name for c in calendar.library.store.calendars()], timeout=15_000
