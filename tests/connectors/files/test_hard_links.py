@@ -114,7 +114,7 @@ def test_a_listing_leaves_a_hard_link_out_and_says_so(
     listing = call(tools, "files.list", folder=str(documents))
     names = [entry["name"] for entry in listing["entries"]]
     assert "linked.txt" not in names and "notes.txt" in names
-    assert "1 file(s) with more than one name (hard links) not shown" in listing["note"]
+    assert "1 file with more than one name (hard links) not shown" in listing["note"]
 
 
 def test_the_index_skips_a_hard_link_with_the_reason(

@@ -110,7 +110,7 @@ def test_a_move_stopped_at_item_4_is_partial_and_undo_puts_back_exactly_the_move
         assert entry.result == {"moved": recorded, "not_moved": recorded[3:]}
 
         done = assistant.undo(ran.call.id)
-        assert done.summary == "moved 3 item(s) back; 1 never moved, so left where they are"
+        assert done.summary == "moved 3 items back; 1 never moved, so left where they are"
         assert contents(inbox) == before
         assert contents(archive) == {names[3]: b""}  # the other program's file stays
         assert outcomes(assistant, f"undo:{ran.call.id}") == ["proposed", "executed"]
@@ -198,7 +198,7 @@ def test_undo_of_a_move_leaves_alone_an_item_that_never_moved(
         ]
     )
     summary = connector.move_back({}, journaled)
-    assert summary == "moved 1 item(s) back; 1 never moved, so left where they are"
+    assert summary == "moved 1 item back; 1 never moved, so left where they are"
     assert (documents / "notes.txt").exists() and (documents / "invoice.pdf").exists()
     assert not any(archive.iterdir())
 

@@ -115,7 +115,7 @@ def test_a_move_across_filesystems_killed_mid_copy_is_swept_at_the_next_start_an
         assert entry.state == "unknown"
         assert [Path(item["from"]) for item in entry.result["moved"]] == sources
         done = assistant.undo(entry.call_id)
-        assert done.summary == "moved 2 item(s) back; 1 never moved, so left where they are"
+        assert done.summary == "moved 2 items back; 1 never moved, so left where they are"
         after = {path: path.read_bytes() for path in documents.rglob("*") if path.is_file()}
         assert after == before
         assert list(other_drive.iterdir()) == []
@@ -168,7 +168,7 @@ def test_a_move_across_filesystems_killed_while_removing_the_original_is_swept_a
         assert leftovers(documents) == [] and leftovers(other_drive) == []
         (entry,) = assistant.undoable()
         assert entry.state == "unknown"
-        assert assistant.undo(entry.call_id).summary == "moved 1 item(s) back"
+        assert assistant.undo(entry.call_id).summary == "moved 1 item back"
         after = {path: path.read_bytes() for path in documents.rglob("*") if path.is_file()}
         assert after == before and list(other_drive.iterdir()) == []
     finally:

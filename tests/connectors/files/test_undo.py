@@ -60,7 +60,7 @@ def test_undo_moves_back(run: Callable[..., Assistant], documents: Path) -> None
     [undone] = undo_last(assistant, 1)
     assert (documents / "notes.txt").exists() and (documents / "invoice.pdf").exists()
     assert not any((documents / "archive").iterdir())
-    assert undone.summary == "moved 2 item(s) back"
+    assert undone.summary == "moved 2 items back"
     assert assistant.undoable() == []
     outcomes = [(e.call_id, e.outcome) for e in assistant.audit.entries()]
     assert (f"undo:{entry.call_id}", "executed") in outcomes
