@@ -15,6 +15,23 @@ StopReason = Literal["end", "tool_calls", "max_tokens", "cancelled", "repetition
 
 
 @dataclass(frozen=True, slots=True)
+class PromptProgress:
+    """How far the model has read the prompt before it writes: `read` of the `total` tokens
+    it must read this time (what its memory already held is not counted).
+
+    Comes first, starting at 0, then after each batch, ending at `total`; a backend that
+    cannot tell sends none.
+    """
+
+    read: int
+    total: int
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.read / self.total) if self.total > 0 else 1.0
+
+
+@dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     text: str
 
@@ -61,7 +78,14 @@ class GenerationDone:
     malformed_calls: tuple[MalformedToolCall, ...] = ()
 
 
-EngineEvent = ReasoningDelta | AnswerDelta | ToolCallEmitted | MalformedToolCall | GenerationDone
+EngineEvent = (
+    PromptProgress
+    | ReasoningDelta
+    | AnswerDelta
+    | ToolCallEmitted
+    | MalformedToolCall
+    | GenerationDone
+)
 
 
 @dataclass(frozen=True, slots=True)

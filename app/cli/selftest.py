@@ -33,6 +33,7 @@ from hearth import (
     Message,
     ModelInfo,
     Models,
+    PromptProgress,
     Proposal,
     Session,
     Tool,
@@ -105,7 +106,7 @@ class _Timed:
         if not self.started:
             self.started = time.perf_counter()
         for event in self.model.generate(messages, tools, settings, cancel):
-            if self.first_event is None:
+            if self.first_event is None and not isinstance(event, PromptProgress):
                 self.first_event = time.perf_counter()
             if isinstance(event, GenerationDone):
                 self.done.append(event)

@@ -15,6 +15,7 @@ from hearth.generation import (
     GenerationStats,
     MalformedToolCall,
     ModelInfo,
+    PromptProgress,
     ReasoningDelta,
     ToolCallEmitted,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "MalformedToolCall",
     "Message",
     "ModelInfo",
+    "PromptProgress",
     "ReasoningDelta",
     "RemoteModel",
     "Sampling",

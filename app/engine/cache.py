@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,17 +130,9 @@ class PromptCache:
         llama_cpp.llama_memory_clear(self._memory, True)
         self.tokens = []
 
-    def evaluate(
-        self,
-        tokens: Sequence[int],
-        *,
-        checkpoint_at: int | None = None,
-        on_batch: Callable[[int], None] | None = None,
-    ) -> int:
-        """Decode `tokens` after what memory holds; return how many were evaluated.
-
-        `checkpoint_at` is an absolute position where a snapshot is taken on the way.
-        """
+    def reading(self, tokens: Sequence[int], *, checkpoint_at: int | None = None) -> Iterator[int]:
+        """Decode `tokens` after what memory holds, a batch at a time, yielding how many are
+        read after each; `checkpoint_at` is an absolute position to snapshot on the way."""
         base = len(self.tokens)
         split = None if checkpoint_at is None else checkpoint_at - base
         position = 0
@@ -154,9 +146,7 @@ class PromptCache:
             position = end
             if position == split:
                 self.save_checkpoint()
-            if on_batch is not None:
-                on_batch(position)
-        return position
+            yield position
 
     def append(self, tokens: Sequence[int]) -> None:
         """Decode tokens produced during generation."""

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import logging
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import llama_cpp
 
-from hearth.engine.cache import DecodeAborted, PromptCache
+from hearth.engine.cache import PromptCache
 from hearth.engine.decode import Reply
 from hearth.engine.llama_setup import (
     describe,
@@ -21,6 +19,7 @@ from hearth.engine.llama_setup import (
     make_context,
     sampling_metadata,
 )
+from hearth.engine.prefill import prefill
 from hearth.engine.prefix import PrefixKey, PrefixStates, file_identity, llama_build
 from hearth.engine.prefix_length import PrefixLengths
 from hearth.engine.sampling import ModelSampling, Sampling
@@ -35,8 +34,6 @@ from hearth.generation import (
     ModelInfo,
 )
 from hearth.messages import CancelToken, Message, ToolSpec
-
-log = logging.getLogger(__name__)
 
 
 class LlamaCppModel:
@@ -200,7 +197,16 @@ class LlamaCppModel:
             prefix = self._prefix_length(messages, offered, settings, prompt)
             self._cancel = cancel
             try:
-                if not self._prefill(prompt, boundary, prefix, stats):
+                finished = yield from prefill(
+                    self.cache,
+                    prompt,
+                    stats,
+                    boundary=boundary,
+                    prefix=prefix,
+                    prefixes=self.prefixes,
+                    key_of=self._prefix_key,
+                )
+                if not finished:
                     yield GenerationDone(Message.assistant(), "cancelled", stats)
                     return
                 reply = Reply(
@@ -215,48 +221,6 @@ class LlamaCppModel:
                 yield from reply.run(lambda: cancel.cancelled)
             finally:
                 self._cancel = None
-
-    def _prefill(
-        self, prompt: list[int], boundary: int | None, prefix: int, stats: GenerationStats
-    ) -> bool:
-        started = time.perf_counter()
-        reused = self.cache.reuse(prompt)
-        stats.prefix_tokens = prefix
-        try:
-            if self.prefixes is not None and reused < prefix:
-                stats.prefix_source = self._restore_prefix(prompt[:prefix], self.prefixes)
-                if stats.prefix_source != "computed":
-                    reused = prefix
-            done = len(self.cache.tokens)
-            # Only memory that cannot rewind needs the snapshot, and a split batch costs a pass.
-            wanted = boundary is not None and boundary >= done and not self.cache.rewindable
-            checkpoint = boundary if wanted else None
-            self.cache.evaluate(prompt[done:], checkpoint_at=checkpoint)
-        except DecodeAborted:
-            return False
-        finally:
-            stats.reused_tokens = reused
-            stats.evaluated_tokens = len(self.cache.tokens) - reused
-            stats.prefill_seconds = time.perf_counter() - started
-        return True
-
-    def _restore_prefix(self, tokens: list[int], prefixes: PrefixStates) -> str:
-        """Make memory hold `tokens`, the prompt's fixed prefix: its kept state if there is
-        one, else read now and kept. Returns where it came from."""
-        key = self._prefix_key(tokens)
-        found = prefixes.get(key)
-        if found is not None:
-            state, source = found
-            if self.cache.load_state(tokens, state):
-                self.cache.remember(tokens, state)
-                return source
-            log.debug("llama.cpp refused the kept prefix state %s", key.file_name)
-            prefixes.discard(key)
-        self.cache.evaluate(tokens[len(self.cache.tokens) :])
-        state = self.cache.state()
-        self.cache.remember(tokens, state)
-        prefixes.put(key, state)
-        return "computed"
 
     def prefix_key(
         self,

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for tests.bench
 
 from hearth.engine.llama import LlamaCppModel
 from hearth.engine.threads import ThreadPolicy, physical_cores
-from hearth.generation import GenerationDone, GenerationSettings
+from hearth.generation import GenerationDone, GenerationSettings, PromptProgress
 from hearth.messages import CancelToken, Message
 from hearth.models.lookup import test_model_path
 from tests.bench.tool_prompt import tool_prompt_rows
@@ -191,7 +191,8 @@ def stop_latency(path: Path) -> dict[str, Any]:
     decode_stop, decode_done = cancelled_after(1.0, STORY)
     model.cache.clear()
     started = time.perf_counter()
-    first_token = next(iter(model.generate(STORY, (), GREEDY)))
+    events = model.generate(STORY, (), GREEDY)
+    first_token = next(e for e in events if not isinstance(e, PromptProgress))
     ttft = time.perf_counter() - started
     model.close()
     return {

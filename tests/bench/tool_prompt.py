@@ -25,7 +25,7 @@ from typing import Any
 
 from hearth.engine.llama import LlamaCppModel
 from hearth.engine.prefix import PrefixStates
-from hearth.generation import GenerationDone, GenerationSettings
+from hearth.generation import GenerationDone, GenerationSettings, PromptProgress
 from hearth.messages import Message, ToolCall, ToolSpec
 from hearth.models.lookup import test_model_path
 
@@ -132,7 +132,7 @@ def load_specs(file: Path) -> list[ToolSpec]:
 
 def first_token_child(path: Path, mode: str, folder: Path, specs_file: Path) -> None:
     """In a fresh process: load the model (not timed), then time a new conversation's first
-    event from the `generate` call; print the result as JSON."""
+    event past the prompt's reading from the `generate` call; print the result as JSON."""
     tools = mode != "no_tools"
     prefixes = PrefixStates(folder) if tools else None
     model = LlamaCppModel(path, n_ctx=TOOLS_N_CTX, n_batch=N_BATCH, prefixes=prefixes)
@@ -140,7 +140,7 @@ def first_token_child(path: Path, mode: str, folder: Path, specs_file: Path) -> 
     chat = first_turn(FIRST_REQUEST)
     started = time.perf_counter()
     events = model.generate(chat, specs, SHORT)
-    first = next(events)
+    first = next(e for e in events if not isinstance(e, PromptProgress))
     seconds = time.perf_counter() - started
     done = first if isinstance(first, GenerationDone) else finish(events)
     close_reply(events)

@@ -19,6 +19,7 @@ from hearth.generation import (
     GenerationDone,
     GenerationSettings,
     MalformedToolCall,
+    PromptProgress,
     ReasoningDelta,
     ToolCallEmitted,
 )
@@ -282,7 +283,8 @@ def test_closing_a_model_mid_reply_stops_the_reply_first(test_gguf: Path) -> Non
     model = LlamaCppModel(test_gguf, n_ctx=1024)
     settings = GenerationSettings(temperature=0.0, max_tokens=400)
     stream = model.generate([Message.user("Tell me a long story.")], (), settings)
-    first = next(stream)  # the reply is now running and holds the model
+    # Past the prompt's reading: the reply is now writing and holds the model.
+    first = next(e for e in stream if not isinstance(e, PromptProgress))
     closer = threading.Thread(target=model.close)
     closer.start()
     rest = list(stream)

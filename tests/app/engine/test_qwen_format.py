@@ -20,6 +20,7 @@ from hearth.generation import (
     GenerationDone,
     GenerationSettings,
     MalformedToolCall,
+    PromptProgress,
     ReasoningDelta,
     ToolCallEmitted,
 )
@@ -116,7 +117,8 @@ def test_qwen35_template_drives_thinking_and_xml_calls_on_a_real_model(test_gguf
         events = list(model.generate(history, TOOLS, settings))
         done = events[-1]
         assert isinstance(done, GenerationDone)
-        assert isinstance(events[0], ReasoningDelta)
+        written = [e for e in events if not isinstance(e, PromptProgress)]
+        assert isinstance(written[0], ReasoningDelta)
         assert not [e for e in events if isinstance(e, MalformedToolCall)]
         calls = [e.call for e in events if isinstance(e, ToolCallEmitted)]
         assert len(calls) == 1 and done.message.tool_calls == tuple(calls)
