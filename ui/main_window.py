@@ -7,19 +7,8 @@ from functools import partial
 from typing import Protocol, cast
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QMainWindow,
-    QSizePolicy,
-    QSplitter,
-    QStackedWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtWidgets import QMainWindow, QSplitter, QStackedWidget, QWidget
 
 from hearth import AgentConfig
 from hearth.ui import theme
@@ -28,18 +17,11 @@ from hearth.ui.chat.conversations import ConversationList
 from hearth.ui.chat.panel import ChatPanel
 from hearth.ui.context import UiContext
 from hearth.ui.pages import PAGES
+from hearth.ui.sidebar import RAIL_WIDTH, SIDEBAR_WIDTH, Sidebar, page_icon
 
 CHAT = "Chat"
-SIDEBAR_WIDTH = 264
-PAGE_ICONS = {
-    "permission": "shield",
-    "activity": "activity",
-    "audit": "activity",
-    "model": "cpu",
-    "account": "user",
-    "folder": "folder",
-    "plugin": "puzzle",
-}
+MIN_WIDTH = 640  # docs/user-guide.md gives this number; the layout is tested down to it
+MIN_HEIGHT = 520
 
 
 class Page(Protocol):
@@ -53,11 +35,6 @@ class Page(Protocol):
 def available_pages() -> list[Page]:
     """The side pages, in the order the sidebar shows them."""
     return [cast(Page, page) for page in PAGES]
-
-
-def page_icon(title: str) -> str:
-    lowered = title.lower()
-    return next((icon for key, icon in PAGE_ICONS.items() if key in lowered), "page")
 
 
 class MainWindow(QMainWindow):
@@ -77,7 +54,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Hearth")
         self.setWindowIcon(theme.app_icon())
         self.resize(1180, 780)
-        self.setMinimumSize(760, 520)
+        self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
         self.controller = ChatController(context, config, self)
         self.chat = ChatPanel(context, self.controller)
         self.conversations = ConversationList(context)
@@ -85,69 +62,23 @@ class MainWindow(QMainWindow):
         self.pages: dict[str, QWidget] = {}
         self.stack = QStackedWidget()
         self.stack.addWidget(self.chat)
-        self.navigation = self._build_navigation()
-        splitter = QSplitter()
-        splitter.addWidget(self._build_sidebar())
-        splitter.addWidget(self.stack)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([SIDEBAR_WIDTH, 1180 - SIDEBAR_WIDTH])
-        splitter.setHandleWidth(1)
-        self.setCentralWidget(splitter)
+        rows = [(CHAT, "chat"), *((p.title, page_icon(p.title)) for p in self.page_classes)]
+        self.sidebar = Sidebar(self.conversations, rows)
+        self.navigation = self.sidebar.navigation
+        self.splitter = QSplitter()
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(self.stack)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(0, False)
+        self.splitter.setCollapsible(1, False)
+        self.splitter.setSizes([SIDEBAR_WIDTH, 1180 - SIDEBAR_WIDTH])
+        self.splitter.setHandleWidth(1)
+        self.setCentralWidget(self.splitter)
         self._connect()
         self._add_shortcuts()
         self._closed = False
         self.conversations.refresh()
         self.chat.focus_composer()
-
-    def _build_sidebar(self) -> QWidget:
-        sidebar = QWidget()
-        sidebar.setObjectName("sidebar")
-        sidebar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        sidebar.setMinimumWidth(200)
-        layout = QVBoxLayout(sidebar)
-        layout.setContentsMargins(14, 14, 14, 12)
-        layout.setSpacing(10)
-        brand = QHBoxLayout()
-        logo = QLabel()
-        logo.setPixmap(theme.app_icon().pixmap(28, 28))
-        name = QLabel("Hearth")
-        name.setObjectName("brand")
-        brand.addWidget(logo)
-        brand.addWidget(name, 1)
-        layout.addLayout(brand)
-        layout.addWidget(self.conversations, 1)
-        if self.page_classes:
-            title = QLabel("PAGES")
-            title.setObjectName("sectionTitle")
-            layout.addWidget(title)
-        layout.addWidget(self.navigation)
-        return sidebar
-
-    def _build_navigation(self) -> QListWidget:
-        navigation = QListWidget()
-        navigation.setObjectName("navigation")
-        navigation.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        for title, icon in [
-            (CHAT, "chat"),
-            *((p.title, page_icon(p.title)) for p in self.page_classes),
-        ]:
-            item = QListWidgetItem(title)
-            item.setData(Qt.ItemDataRole.UserRole, icon)
-            navigation.addItem(item)
-        navigation.setCurrentRow(0)
-        navigation.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        navigation.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        navigation.setSizeAdjustPolicy(QListWidget.SizeAdjustPolicy.AdjustToContents)
-        navigation.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        navigation.setVisible(bool(self.page_classes))
-        navigation.currentTextChanged.connect(self.open_page)
-        self._refresh_navigation_icons(navigation)
-        return navigation
-
-    def _refresh_navigation_icons(self, navigation: QListWidget) -> None:
-        for row in range(navigation.count()):
-            item = navigation.item(row)
-            item.setIcon(theme.icon(item.data(Qt.ItemDataRole.UserRole), theme.current().muted))
 
     def _connect(self) -> None:
         controller, conversations = self.controller, self.conversations
@@ -160,6 +91,8 @@ class MainWindow(QMainWindow):
         controller.busy_did_change.connect(self._busy_changed)
         self.chat.open_models_requested.connect(lambda: self.open_page("Models"))
         self.chat.voice.state_did_change.connect(lambda _state: self._sync_escape())
+        self.navigation.currentTextChanged.connect(self.open_page)
+        self.sidebar.folded_did_change.connect(self._sidebar_folded)
 
     def _add_shortcuts(self) -> None:
         def bind(
@@ -198,6 +131,7 @@ class MainWindow(QMainWindow):
         if widget is None:
             return
         self.stack.setCurrentWidget(widget)
+        self.sidebar.something_chosen()
         items = self.navigation.findItems(title, Qt.MatchFlag.MatchExactly)
         if items and self.navigation.currentItem() is not items[0]:
             self.navigation.setCurrentItem(items[0])
@@ -227,13 +161,24 @@ class MainWindow(QMainWindow):
     def refresh_icons(self) -> None:
         self.chat.refresh_icons()
         self.conversations.refresh_icons()
-        self._refresh_navigation_icons(self.navigation)
+        self.sidebar.refresh_icons()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.sidebar.fit_window(self.width())
+
+    def _sidebar_folded(self, folded: bool) -> None:
+        # The splitter keeps a pane's old width unless told: the rail's, or the usual one back.
+        side = RAIL_WIDTH if folded else SIDEBAR_WIDTH
+        self.splitter.setSizes([side, max(0, self.splitter.width() - side)])
 
     def _focus_search(self) -> None:
+        self.sidebar.set_folded(False)
         self.conversations.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.conversations.search.selectAll()
 
     def _rename_current(self) -> None:
+        self.sidebar.set_folded(False)
         self.conversations.list.setFocus()
         self.conversations.start_rename()
 

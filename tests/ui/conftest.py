@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import shiboken6
 
 # Before Qt starts: tests run offscreen unless the run asks for a real X server (Xvfb in CI).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -41,7 +42,9 @@ def no_leaked_qthreads(qapp: object) -> Iterator[None]:
 def running_qthreads() -> list[QThread]:
     """Every QThread made from Python that is still running."""
     gc.collect()
-    return [thread for thread in _live_qobjects(QThread) if thread.isRunning()]
+    # A wrapper whose C++ thread Qt already deleted cannot be running (and cannot be asked).
+    threads = [thread for thread in _live_qobjects(QThread) if shiboken6.isValid(thread)]
+    return [thread for thread in threads if thread.isRunning()]
 
 
 def _live_qobjects(kind: type) -> list:

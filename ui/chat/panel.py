@@ -25,8 +25,16 @@ from hearth.ui.context import UiContext
 from hearth.ui.voice.input import VoiceInput, VoiceState
 from hearth.ui.voice.widgets import SHORTCUT, attach
 
-KEY_HINTS = (
-    "Enter sends · Shift+Enter adds a line · Esc stops · Ctrl+T uses a tool · Ctrl+N starts anew"
+# Each hint's words are held together, so a narrow window wraps the line only between hints.
+KEY_HINTS = " · ".join(
+    hint.replace(" ", "\N{NO-BREAK SPACE}")
+    for hint in (
+        "Enter sends",
+        "Shift+Enter adds a line",
+        "Esc stops",
+        "Ctrl+T uses a tool",
+        "Ctrl+N starts anew",
+    )
 )
 HINT_SHOW_MS = 5000
 TITLE_MIN_CHARS = 8
@@ -126,6 +134,8 @@ class ChatPanel(QWidget):
         self.hint = QLabel(KEY_HINTS)
         self.hint.setObjectName("hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)  # a narrow window shows the shortcuts on two lines
+        self.hint.setContentsMargins(SIDE, 0, SIDE, 0)
         self._hint_timer = QTimer(self, singleShot=True, interval=HINT_SHOW_MS)
         self._hint_timer.timeout.connect(lambda: self.hint.setText(KEY_HINTS))
         self._lay_out()

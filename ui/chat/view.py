@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
-from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRectF, Qt
+from PySide6.QtGui import (
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListView, QWidget
 
 from hearth.ui import theme
@@ -99,6 +106,14 @@ class TranscriptView(QListView):
         super().dataChanged(top_left, bottom_right, list(roles))
         # A row that grew (streamed text, a card that changed) needs the rows below moved.
         self.scheduleDelayedItemsLayout()
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width():
+            # A top-to-bottom QListView lays its rows out again only when its height changes,
+            # but rows here are as tall as their text is at this width: without a new layout a
+            # narrower window leaves rows (and cards) overlapping the next one.
+            self.scheduleDelayedItemsLayout()
+        return super().viewportEvent(event)
 
     def doItemsLayout(self) -> None:
         super().doItemsLayout()

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from PySide6.QtCore import (
-    QEvent,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-)
+from PySide6.QtCore import QEvent, QObject, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,13 +13,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
+
+from hearth.ui.pages.table_columns import ColumnFitter, RowDelegate
+from hearth.ui.pages.table_columns import fit_columns as fit_columns  # pages import it from here
 
 Tone = Literal["good", "warn", "bad", "info"]
 
@@ -38,7 +31,6 @@ _TONES: dict[Tone, tuple[str, str]] = {
     "info": ("#1d4f91", "#8ab4f8"),
 }
 PAGE_MARGIN = 18
-MAX_COLUMN_WIDTH = 260
 
 
 def is_dark(palette: QPalette) -> bool:
@@ -142,8 +134,9 @@ class _ThemeFollower(QObject):
 def configure_table(view: QTableView, *, stretch_column: int) -> None:
     """Row selection, no grid, sortable; `stretch_column` takes the width that is left.
 
-    The other columns fit their contents whenever the model is reset, up to a cap, so one
-    long value cannot push the rest out of sight; the user can still widen them.
+    The other columns fit their contents whenever the model is reset or the table's width
+    changes, up to a cap, so one long value cannot push the rest out of sight; the user can
+    still widen them (see `table_columns`).
     """
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -163,17 +156,10 @@ def configure_table(view: QTableView, *, stretch_column: int) -> None:
     header.setStretchLastSection(False)
     view.setStyleSheet(_table_style(view.palette()))
     view.installEventFilter(_TableRestyler(view))
-    view.setItemDelegate(_RowDelegate(view))
+    view.setItemDelegate(RowDelegate(view))
     view.model().modelReset.connect(lambda: fit_columns(view, stretch_column))
+    ColumnFitter(view, stretch_column)  # a narrower window gives the columns less room
     fit_columns(view, stretch_column)
-
-
-def fit_columns(view: QTableView, stretch_column: int) -> None:
-    """Size every column but the stretching one to its contents, at most MAX_COLUMN_WIDTH."""
-    for column in range(view.model().columnCount()):
-        if column != stretch_column:
-            view.resizeColumnToContents(column)
-            view.setColumnWidth(column, min(view.columnWidth(column), MAX_COLUMN_WIDTH))
 
 
 class _TableRestyler(QObject):
@@ -243,13 +229,3 @@ def _blend(base: QColor, tint: QColor) -> QColor:
         base.greenF() * (1 - alpha) + tint.greenF() * alpha,
         base.blueF() * (1 - alpha) + tint.blueF() * alpha,
     )
-
-
-class _RowDelegate(QStyledItemDelegate):
-    """Rows are selected whole, so the current cell's focus frame is only noise."""
-
-    def initStyleOption(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        super().initStyleOption(option, index)
-        option.state &= ~QStyle.StateFlag.State_HasFocus

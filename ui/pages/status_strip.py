@@ -1,7 +1,8 @@
 """A connector's status strip: one row per item it reports (`Connector.status_items()`).
 
 Each row shows the item, its value and how Hearth reads it here ("via wpctl"); an item that
-cannot work on this machine is greyed out with the reason beside it. Read on the pool.
+cannot work on this machine is greyed out with the reason beside it. Where the strip is too
+narrow for the reason to read as a column, it goes under the value instead. Read on the pool.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from hearth import Connector, StatusItem
@@ -17,9 +19,12 @@ from hearth.ui.errors import status_unavailable
 from hearth.ui.ops import run_op
 from hearth.ui.pages.chrome import explanation
 
+DETAIL_MIN_CHARS = 24  # a reason column narrower than this many letters is stacked instead
+
 
 class StatusStrip(QWidget):
-    """A grid of label, value and detail, refreshed with `refresh()`."""
+    """A grid of label, value and detail, refreshed with `refresh()`; `stacked` when the detail
+    sits under the value for want of width."""
 
     items_did_show = Signal(int)  # how many items are shown
 
@@ -36,6 +41,7 @@ class StatusStrip(QWidget):
         self._grid.setVerticalSpacing(6)
         self._grid.setColumnStretch(2, 1)
         self._asked = 0
+        self.stacked = False
 
     def refresh(self) -> None:
         self._asked += 1
@@ -52,17 +58,48 @@ class StatusStrip(QWidget):
         if asked != self._asked:  # an older read landed after a newer one
             return
         self._clear()
-        for row, item in enumerate(items):
+        for item in items:
             label = QLabel(item.label)
             value = QLabel(item.value)
             detail = explanation(item.detail)
             # Greyed, not red: a laptop without a backlight is not something to fix.
             label.setEnabled(item.available)
             value.setEnabled(item.available)
-            for column, widget in enumerate((label, value, detail)):
-                self._grid.addWidget(widget, row, column, Qt.AlignmentFlag.AlignTop)
             self.rows.append((label, value, detail))
+        self._place()
         self.items_did_show.emit(len(self.rows))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._should_stack() != self.stacked:
+            self._place()
+
+    def _should_stack(self) -> bool:
+        """Whether the details, as a third column, would be narrower than they can be read."""
+        if not self.rows:
+            return False
+        spacing = self._grid.horizontalSpacing()
+        label_width = max(label.sizeHint().width() for label, _value, _detail in self.rows)
+        value_width = max(value.sizeHint().width() for _label, value, _detail in self.rows)
+        room = self.contentsRect().width() - label_width - value_width - 2 * spacing
+        widest = max(detail.sizeHint().width() for _label, _value, detail in self.rows)
+        return room < min(widest, self.fontMetrics().averageCharWidth() * DETAIL_MIN_CHARS)
+
+    def _place(self) -> None:
+        """Lay the rows out: detail beside the value, or under it when stacked."""
+        self.stacked = self._should_stack()
+        top = Qt.AlignmentFlag.AlignTop
+        for index, (label, value, detail) in enumerate(self.rows):
+            for widget in (label, value, detail):
+                self._grid.removeWidget(widget)
+            row = 2 * index if self.stacked else index
+            self._grid.addWidget(label, row, 0, top)
+            if self.stacked:
+                self._grid.addWidget(value, row, 1, 1, 2, top)
+                self._grid.addWidget(detail, row + 1, 1, 1, 2, top)
+            else:
+                self._grid.addWidget(value, row, 1, top)
+                self._grid.addWidget(detail, row, 2, top)
 
     def _failed(self, asked: int, error: Exception) -> None:
         if asked != self._asked:
