@@ -45,6 +45,8 @@ from hearth.sqlite import open_sqlite
 from hearth.store.journal import journal_step
 from hearth.timeslots import TimeSlot
 from hearth.tools import (
+    ArgumentProblem,
+    ArgumentRefused,
     Provenance,
     Summarized,
     Tool,
@@ -80,7 +82,9 @@ _ON_USE: dict[str, tuple[str, ...]] = {
         "LIMITS", "PREFIX_CACHE", "TOOL_BUDGET", "save_setting", "saved_setting",
     ),
     "hearth.errors": ("DownloadCancelled", "ModelError", "ModelNotFoundError"),
-    "hearth.generation": ("EngineEvent", "GenerationDone", "GenerationSettings", "ModelInfo"),
+    "hearth.generation": (
+        "EngineEvent", "GenerationDone", "GenerationSettings", "ModelInfo", "PromptProgress",
+    ),
     "hearth.messages": ("CancelToken", "Message", "ToolSpec"),
     "hearth.models": ("GGUFSummary", "ThreadPolicy"),
     "hearth.models.catalog": ("Catalog", "CatalogEntry"),
@@ -125,6 +129,7 @@ _ON_USE: dict[str, tuple[str, ...]] = {
 
 __all__ = [  # noqa: RUF022 (grouped by line, not one name per line)
     "AgentConfig", "AgentSession", "AllowFor", "AllowOnce", "Answer", "AnswerDelta", "Approver",
+    "ArgumentProblem", "ArgumentRefused",
     "Assistant", "AuditEntry", "AuditLog", "CallMalformed", "CancelToken", "Catalog",
     "CatalogEntry", "CertificateNotTrusted", "ChatModel", "Connector", "ConnectorAction",
     "ConsentAsked", "ConsentRequest", "Conversation", "CpuMeter", "DISABLE_ENV", "DURATION_WORDS",
@@ -135,15 +140,15 @@ __all__ = [  # noqa: RUF022 (grouped by line, not one name per line)
     "MAX_THREADS", "MIN_PASSWORD_LENGTH", "Message", "Microphone", "ModelError", "ModelInfo",
     "ModelNotFoundError", "ModelRow", "ModelUnavailable", "Models", "NoModelLoaded",
     "NoSecretStore", "PREFIX_CACHE", "Permissions", "Place", "PluginFailure", "PluginInfo",
-    "PluginReport", "ProgressCallback", "Proposal", "Provenance", "Readiness", "Reason",
-    "ReasoningDelta", "Recording", "Rule", "RuleBook", "RuleChange", "RuleTable", "Ruling", "Saved",
-    "SecretStorageUnavailable", "Secrets", "SecretsLocked", "Session", "SettingsError",
-    "SettingsStore", "ShownStream", "SpeechEntry", "SpeechModelError", "SpeedHistory",
-    "SpeedReport", "StartupStep", "StatusItem", "Step", "StoredConversation", "Summarized",
-    "TOOL_BUDGET", "ThreadPolicy", "TimeSlot", "Tool", "ToolArgumentsError", "ToolChoice",
-    "ToolDefinitionError", "ToolFailure", "ToolProposed", "ToolRan", "ToolRegistry", "ToolResult",
-    "ToolSpec", "ToolsOffered", "Transcript", "Turn", "TurnDone", "TurnFailed", "TurnRecord",
-    "UNTRUSTED_WARNING", "UndoFailed", "Undone", "VaultError", "Voice", "VoiceError",
+    "PluginReport", "ProgressCallback", "PromptProgress", "Proposal", "Provenance", "Readiness",
+    "Reason", "ReasoningDelta", "Recording", "Rule", "RuleBook", "RuleChange", "RuleTable",
+    "Ruling", "Saved", "SecretStorageUnavailable", "Secrets", "SecretsLocked", "Session",
+    "SettingsError", "SettingsStore", "ShownStream", "SpeechEntry", "SpeechModelError",
+    "SpeedHistory", "SpeedReport", "StartupStep", "StatusItem", "Step", "StoredConversation",
+    "Summarized", "TOOL_BUDGET", "ThreadPolicy", "TimeSlot", "Tool", "ToolArgumentsError",
+    "ToolChoice", "ToolDefinitionError", "ToolFailure", "ToolProposed", "ToolRan", "ToolRegistry",
+    "ToolResult", "ToolSpec", "ToolsOffered", "Transcript", "Turn", "TurnDone", "TurnFailed",
+    "TurnRecord", "UNTRUSTED_WARNING", "UndoFailed", "Undone", "VaultError", "Voice", "VoiceError",
     "VoiceSettings", "VoiceUnavailable", "WrongPassword", "ask_secret", "ask_store_password",
     "bundle_dir", "choose_variant", "complete_settings", "config_dir", "connector_titles",
     "conversation_title", "counted", "create_password_store", "data_dir", "disabled_plugins",
@@ -175,7 +180,9 @@ if TYPE_CHECKING:
         LIMITS, PREFIX_CACHE, TOOL_BUDGET, save_setting, saved_setting,
     )
     from hearth.errors import DownloadCancelled, ModelError, ModelNotFoundError
-    from hearth.generation import EngineEvent, GenerationDone, GenerationSettings, ModelInfo
+    from hearth.generation import (
+        EngineEvent, GenerationDone, GenerationSettings, ModelInfo, PromptProgress,
+    )
     from hearth.messages import CancelToken, Message, ToolSpec
     from hearth.models import GGUFSummary, ThreadPolicy
     from hearth.models.catalog import Catalog, CatalogEntry

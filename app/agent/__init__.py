@@ -1,18 +1,14 @@
 """The agent loop: a conversation turn as a stream of typed steps, with every tool call gated."""
 
+from hearth.agent.answers import AllowFor, AllowOnce, Answer, Deny, EditArguments
 from hearth.agent.executor import Executor
 from hearth.agent.offer import Offer, OfferPlanner
 from hearth.agent.selection import select_tools
 from hearth.agent.session import AgentConfig, Session, default_system_prompt, turn_context
 from hearth.agent.steps import (
-    AllowFor,
-    AllowOnce,
-    Answer,
     CallMalformed,
     ConsentAsked,
     ConsentRequest,
-    Deny,
-    EditArguments,
     Step,
     TaintLine,
     ToolProposed,

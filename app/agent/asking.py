@@ -8,21 +8,13 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
-from hearth.agent.steps import (
-    AllowFor,
-    AllowOnce,
-    Answer,
-    ConsentAsked,
-    ConsentRequest,
-    Deny,
-    EditArguments,
-    Step,
-)
+from hearth.agent.answers import AllowFor, AllowOnce, Answer, Deny, EditArguments
+from hearth.agent.steps import ConsentAsked, ConsentRequest, Step
 from hearth.consent import ConsentError, ConsentGate, Verdict
 from hearth.errors import ToolFailure
 from hearth.messages import CancelToken, ToolCall
 from hearth.ruling import Decider, Reason, Ruling
-from hearth.tools import Tool, ToolArgumentsError
+from hearth.tools import ArgumentProblem, Tool, ToolArgumentsError
 
 HEADLESS = "no one is here to approve it (headless run); allow it explicitly with --allow"
 HEADLESS_UNTRUSTED = (
@@ -31,6 +23,7 @@ HEADLESS_UNTRUSTED = (
 )
 _UNTRUSTED = (Reason.TAINTED_ARGUMENT, Reason.UNTRUSTED_CONTEXT)
 NO_ANSWER = "no answer came in time"
+NOT_FIXED = "its arguments cannot be used as they are, and they were not corrected"
 
 
 @dataclass(frozen=True)
@@ -57,15 +50,38 @@ class Asker:
         verdict: Verdict,
         conversation_id: str | None,
         cancel: CancelToken,
+        *,
+        edited_from: dict[str, Any] | None = None,
     ) -> Generator[Step, None, Decided]:
-        """Show the question, wait for the answer; no answer in time, or nobody there, denies."""
+        """Show the question, wait for the answer; no answer in time, or nobody there, denies.
+
+        `edited_from` is the model's call when the user corrected it before this question."""
         if not self.interactive:
             wording = HEADLESS_UNTRUSTED if verdict.cause in _UNTRUSTED else HEADLESS
             return Decided(fail_closed(Reason.HEADLESS, wording))
-        request = ConsentRequest.build(call, tool, arguments, verdict, timeout_s=self.timeout)
+        request = ConsentRequest.build(
+            call, tool, arguments, verdict, timeout_s=self.timeout, edited_from=edited_from
+        )
         yield ConsentAsked(request)
         answer = self._wait(request, cancel)
         return self._apply(answer, tool, arguments, conversation_id)
+
+    def ask_to_fix(
+        self, call: ToolCall, tool: Tool, problems: tuple[ArgumentProblem, ...], cancel: CancelToken
+    ) -> Generator[Step, None, EditArguments | Decided]:
+        """Ask the user to correct arguments that cannot be used as they are: the correction,
+        which the caller examines like a new proposal, or the refusal (a denial, no answer)."""
+        request = ConsentRequest.to_fix(call, tool, problems, timeout_s=self.timeout)
+        yield ConsentAsked(request)
+        answer = self._wait(request, cancel)
+        if isinstance(answer, EditArguments):
+            return answer
+        if answer is None:
+            return Decided(fail_closed(Reason.NO_ANSWER, NO_ANSWER))
+        if isinstance(answer, Deny):
+            return Decided(_by_user(False, Reason.DENIED, answer.reason))
+        # Nothing can allow a call as it stands: only its correction could run.
+        return Decided(fail_closed(Reason.INVALID_ARGUMENTS, NOT_FIXED))
 
     def _wait(self, request: ConsentRequest, cancel: CancelToken) -> Answer | None:
         """The answer, polling the request's own countdown (which a card may pause)."""
@@ -95,7 +111,12 @@ class Asker:
         if isinstance(answer, AllowFor):
             try:
                 rule = self.gate.grant(
-                    tool, arguments, answer.duration, conversation_id, scope=answer.scope
+                    tool,
+                    arguments,
+                    answer.duration,
+                    conversation_id,
+                    scope=answer.scope,
+                    used=True,
                 )
             except ConsentError as error:
                 wording = f"the permission could not be saved, so the call did not run: {error}"

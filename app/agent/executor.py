@@ -22,15 +22,9 @@ from typing import Any, Literal
 from pydantic_core import to_jsonable_python
 
 from hearth.agent.asking import Asker, Decided, fail_closed
+from hearth.agent.fixing import corrected, provenance
 from hearth.agent.pages import result_text
-from hearth.agent.refusals import (
-    Refusal,
-    as_read,
-    cannot_run,
-    judged_tool,
-    validated,
-    world_error,
-)
+from hearth.agent.refusals import Examined, Refusal, examine, world_error
 from hearth.agent.steps import Outcome, Step, ToolProposed, ToolRan
 from hearth.consent import ConsentGate, OutsideText, TaintNote, TaintTracker, Verdict
 from hearth.errors import ToolCrashed, ToolFailure
@@ -79,35 +73,27 @@ class Executor:
 
         `offered` names the tools this step offered the model: any other is refused, even a
         registered one. None means no turn offered a set, as when a test calls directly.
+        Arguments the user could correct are put to them first, when someone is there to ask;
+        a correction is examined from the start, like a proposal, and then ruled on by the gate.
         """
         tool = self.tools.get(call.name)
         proposed = call
-        arguments, refusal = validated(tool, call, offered)
-        judged = tool
-        if refusal is None and tool is not None and arguments is not None:
-            call = as_read(call, tool, arguments)
-            refusal = cannot_run(tool, arguments)
-            if refusal is None:
-                judged, refusal = judged_tool(tool, arguments)
+        examined = examine(tool, call, offered)
+        call = examined.call
+        arguments = examined.arguments
         preview = tool.preview_text(arguments) if tool and arguments is not None else None
-        yield ToolProposed(call, judged, preview)
+        yield ToolProposed(call, examined.tool, preview)
         key = None if conversation_id is None else str(conversation_id)
-        taint: tuple[TaintNote, ...] = ()
-        refused = refusal.ruling if refusal is not None else None
-        if refused is not None or judged is None or arguments is None:
-            decided = Decided(refused or fail_closed(Reason.UNKNOWN_TOOL, call.name))
-        else:
-            verdict = self.gate.evaluate(
-                judged, call.name, arguments, conversation_id=key, taint=self.taint
-            )
-            if verdict.outcome == "ask":
-                decided = yield from self.asker.ask(call, judged, arguments, verdict, key, cancel)
-            else:
-                decided = Decided(_by_rule(verdict), arguments)
-            taint = verdict.taint
-        made = Provenance.of(call.arguments, arguments, decided.arguments)
+        first, fixed = examined, None
+        if examined.fixable and tool is not None and self.asker.interactive:
+            examined, fixed = yield from corrected(self.asker, examined, tool, cancel, offered)
+        was_corrected = examined is not first
+        decided, taint = yield from self._decided(
+            examined, fixed, key, cancel, dict(call.arguments) if was_corrected else None
+        )
+        made = provenance(call, examined, decided.arguments, corrected=was_corrected)
         if not decided.ruling.allowed or tool is None or decided.arguments is None:
-            ran = self._refused(call, decided, refusal)
+            ran = self._refused(call, decided, examined.refusal, asked=fixed is not None)
             self._audit_decision(
                 call, conversation_id, taint, decided, proposed=proposed, summary=ran.summary
             )
@@ -131,16 +117,47 @@ class Executor:
         yield ran
         return ran
 
-    def _refused(self, call: ToolCall, decided: Decided, refusal: Refusal | None) -> ToolRan:
-        """A call that will not run, as the model reads it: refused before the gate, or denied."""
-        refused = refusal.ruling if refusal is not None else None
-        text = f"Error: {refused.wording}" if refused else f"Denied: {decided.ruling.wording}"
-        outcome: Outcome = "invalid" if refused else "denied"
-        observation = text
+    def _decided(
+        self,
+        examined: Examined,
+        fixed: Decided | None,
+        key: str | None,
+        cancel: CancelToken,
+        edited_from: dict[str, Any] | None,
+    ) -> Generator[Step, None, tuple[Decided, tuple[TaintNote, ...]]]:
+        """The decision on an examined call: its refusal, the gate's, or the user's."""
+        refusal, judged, arguments = examined.refusal, examined.tool, examined.arguments
+        if fixed is not None:
+            return fixed, ()
+        if refusal is not None or judged is None or arguments is None:
+            unknown = fail_closed(Reason.UNKNOWN_TOOL, examined.call.name)
+            return Decided(refusal.ruling if refusal else unknown), ()
+        name = examined.call.name
+        verdict = self.gate.evaluate(judged, name, arguments, conversation_id=key, taint=self.taint)
+        if verdict.outcome != "ask":
+            return Decided(_by_rule(verdict), arguments), verdict.taint
+        decided = yield from self.asker.ask(
+            examined.call, judged, arguments, verdict, key, cancel, edited_from=edited_from
+        )
+        return decided, verdict.taint
+
+    def _refused(
+        self, call: ToolCall, decided: Decided, refusal: Refusal | None, *, asked: bool
+    ) -> ToolRan:
+        """A call that will not run, as the model reads it: refused before the gate, or denied.
+        A correction the user was asked for and did not give also says why it was asked."""
+        outcome: Outcome = "invalid" if refusal is not None and not asked else "denied"
+        if outcome == "invalid":
+            assert refusal is not None
+            text = observation = f"Error: {refusal.ruling.wording}"
+        else:
+            text = observation = f"Denied: {decided.ruling.wording}"
+            if refusal is not None:
+                observation += f"\nThe call could not run as proposed: {refusal.ruling.wording}"
         if refusal is not None and refusal.quotes_outside:
             # The world's words (a name that does not exist, and the ones that do) are
             # outside text like any tool output: fenced, and read by the rule of two.
-            observation = self.taint.fence(OutsideText(text, refusal.source))
+            observation = self.taint.fence(OutsideText(observation, refusal.source))
         return ToolRan(call, outcome, observation, decided.ruling, result=text)
 
     def refuse_malformed(self, failure: MalformedToolCall, conversation_id: int | None) -> ToolRan:

@@ -36,6 +36,7 @@ from hearth.generation import (
     ChatModel,
     GenerationDone,
     GenerationSettings,
+    PromptProgress,
     ReasoningDelta,
 )
 from hearth.messages import CancelToken, Message, ToolCall
@@ -199,7 +200,9 @@ class Session:
         # notice, which it sometimes echoes; its history keeps what it wrote.
         thought, said = ShownStream(), ShownStream()
         for event in self.model.generate(self.history, specs, settings, cancel):
-            if isinstance(event, ReasoningDelta):
+            if isinstance(event, PromptProgress):
+                yield event  # the front ends say how far the model has read
+            elif isinstance(event, ReasoningDelta):
                 yield from _shown(ReasoningDelta, thought.feed(event.text))
             elif isinstance(event, AnswerDelta):
                 yield from _shown(ReasoningDelta, thought.finish())

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hearth.agent.answers import Answer, EditArguments
 from hearth.consent import (
     TaintNote,
     Verdict,
@@ -17,55 +18,15 @@ from hearth.consent import (
     scope_words,
     unscoped_choice,
 )
-from hearth.generation import AnswerDelta, ReasoningDelta
+from hearth.generation import AnswerDelta, PromptProgress, ReasoningDelta
 from hearth.messages import Message, ToolCall
-from hearth.ruling import DURATION_WORDS, Duration, Ruling
+from hearth.ruling import Duration, Reason, Ruling
 from hearth.timeslots import TimeSlot
-from hearth.tools import Provenance, Tool, summary_of
+from hearth.tools import ArgumentProblem, Provenance, Tool, summary_of
 
 ALLOWED_DURATIONS: tuple[Duration, ...] = ("conversation", "hour", "always")
 DEFAULT_TIMEOUT_S = 300.0
-
-
-@dataclass(frozen=True, slots=True)
-class AllowOnce:
-    """Run this call, this time only."""
-
-    def describe(self) -> str:
-        return "You allowed it once."
-
-
-@dataclass(frozen=True, slots=True)
-class AllowFor:
-    """Run this call and remember the permission for a while, optionally for a scope."""
-
-    duration: Duration
-    scope: str | None = None
-
-    def describe(self) -> str:
-        where = f" on {self.scope}" if self.scope else ""
-        return f"You allowed it {DURATION_WORDS[self.duration]}{where}."
-
-
-@dataclass(frozen=True, slots=True)
-class EditArguments:
-    """Run the call with arguments the user changed."""
-
-    arguments: Mapping[str, Any]
-
-    def describe(self) -> str:
-        return "You edited the arguments and allowed it."
-
-
-@dataclass(frozen=True, slots=True)
-class Deny:
-    reason: str = "the user said no"
-
-    def describe(self) -> str:
-        return "You denied it."
-
-
-Answer = AllowOnce | AllowFor | EditArguments | Deny
+TO_FIX = "it cannot run as proposed; correct what is marked with Edit arguments, or deny it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +47,10 @@ class ConsentRequest:
     "Allow for…" can cover the call, before the user picks one. `slots` are the stretches of
     time a card draws (a calendar change's old and new slot). `timeout_s` starts counting at
     once; `pause()` stops it while the user edits.
+
+    A request with `problems` asks the user to correct a call that cannot run as proposed: only
+    an edit (`EditArguments`, examined again from the start) or a denial can answer it. One with
+    `edited_from` is about a call the user corrected that way: the model's own arguments.
     """
 
     def scope_label(self, pattern: str) -> str:
@@ -106,8 +71,12 @@ class ConsentRequest:
         slots: tuple[TimeSlot, ...] = (),
         durations: tuple[Duration, ...] = ALLOWED_DURATIONS,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        problems: tuple[ArgumentProblem, ...] = (),
+        edited_from: Mapping[str, Any] | None = None,
     ) -> None:
         self.call = call
+        self.problems = problems
+        self.edited_from = edited_from
         self.tool = tool
         self.verdict = verdict
         self.preview = preview
@@ -134,6 +103,7 @@ class ConsentRequest:
         verdict: Verdict,
         *,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        edited_from: Mapping[str, Any] | None = None,
     ) -> ConsentRequest:
         """The question a card shows about this call, every sentence already written."""
         return cls(
@@ -147,7 +117,35 @@ class ConsentRequest:
             no_grant=cannot_scope(tool, arguments),
             slots=tool.time_slots(arguments),
             timeout_s=timeout_s,
+            edited_from=edited_from,
         )
+
+    @classmethod
+    def to_fix(
+        cls,
+        call: ToolCall,
+        tool: Tool,
+        problems: tuple[ArgumentProblem, ...],
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> ConsentRequest:
+        """The question about a call whose arguments cannot be used as they are: fix or deny."""
+        verdict = Verdict("ask", Reason.INVALID_ARGUMENTS, TO_FIX)
+        return cls(
+            call, tool, verdict, preview=None, durations=(), timeout_s=timeout_s, problems=problems
+        )
+
+    def describe(self, answer: Answer) -> str:
+        """The user's answer in words, as the card keeps it."""
+        if self.problems and isinstance(answer, EditArguments):
+            return "You corrected the arguments."
+        return answer.describe()
+
+    @property
+    def overridden_rule(self) -> str:
+        """The allow rule that would have run the call, had the conversation not read untrusted
+        content, in words; empty when none would."""
+        return self.verdict.overridden.describe() if self.verdict.overridden else ""
 
     def remaining(self) -> float:
         """Seconds left before no answer means deny; paused time does not count."""
@@ -302,6 +300,7 @@ class TurnFailed:
 
 Step = (
     ToolsOffered
+    | PromptProgress
     | ReasoningDelta
     | AnswerDelta
     | ToolProposed

@@ -39,6 +39,8 @@ def show_request(request: ConsentRequest) -> None:
     # The preview is the proposal line printed just above the card; it is not repeated here.
     for argument in argument_lines(call.arguments):
         click.echo(f"│ {argument}")
+    for problem in request.problems:  # what to correct before it can run, in plain words
+        click.secho(f"│ ⚠ {_lines(problem.words)}", fg="yellow")
     for taint in request.taint:
         click.secho(f"│ ⚠ {shown(taint.sentence)}", fg="yellow")  # names a source: one line
     click.secho(f"│ why asked: {_lines(request.reason)}", dim=True)
@@ -46,6 +48,11 @@ def show_request(request: ConsentRequest) -> None:
         click.secho(f"│ note: {_lines(request.no_grant)}", dim=True)
     if request.rule_text:
         click.secho(f"│ rule: {_lines(request.rule_text)}", dim=True)
+    elif request.overridden_rule:
+        overridden = _lines(request.overridden_rule)
+        click.secho(
+            f"│ rule: {overridden} would allow it, but not after untrusted content", dim=True
+        )
 
 
 def argument_lines(arguments: Mapping[str, Any], tool: Tool | None = None) -> list[str]:
@@ -83,11 +90,10 @@ def ask_terminal(request: ConsentRequest) -> Answer:
 
 def _ask(request: ConsentRequest) -> Answer:
     show_request(request)
-    choice = (
-        click.prompt("└ [o]nce, [f]or…, [e]dit, [d]eny", default="d", show_default=False)
-        .strip()
-        .lower()
-    )
+    offered = "[e]dit, [d]eny" if request.problems else "[o]nce, [f]or…, [e]dit, [d]eny"
+    choice = click.prompt(f"└ {offered}", default="d", show_default=False).strip().lower()
+    if request.problems and choice in ("o", "f"):
+        return Deny("the user said no")  # nothing can allow it as it stands
     if choice == "o":
         return AllowOnce()
     if choice == "f":

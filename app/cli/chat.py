@@ -25,6 +25,7 @@ from hearth import (
     Deny,
     GenerationSettings,
     Models,
+    PromptProgress,
     Reason,
     ReasoningDelta,
     Tool,
@@ -39,6 +40,7 @@ from hearth import (
     shown,
 )
 from hearth.cli.approve import INTERRUPTED, argument_lines, ask_terminal, check_allow, parse_allow
+from hearth.cli.reading_line import ReadingLine
 from hearth.cli.turn_end import say_turn_ended
 from hearth.cli.worker import stream_on_worker
 
@@ -125,8 +127,13 @@ def run_turn(
     cpu = CpuMeter()
     proposed: ToolProposed | None = None
     steps = partial(session.run_turn, text, cancel, tool_choice=tool_choice)
+    reading = ReadingLine()
     # The session already took Hearth's own tags and notices out of what the model writes.
     for step in stream_on_worker(steps, cancel):
+        if isinstance(step, PromptProgress):
+            reading.show(step)
+            continue
+        reading.clear()
         if isinstance(step, ReasoningDelta):
             if not in_reasoning:
                 click.secho("thinking: ", dim=True, nl=False)

@@ -59,6 +59,9 @@ class Verdict:
     taint: tuple[TaintNote, ...] = ()
     # What untrusted content the conversation had read when the gate asked because of it.
     sources: tuple[str, ...] = ()
+    # The allow rule that would have decided the call, had the conversation not read untrusted
+    # content (the rule of two asked instead); its use is not recorded, since it did not decide.
+    overridden: Rule | None = None
 
 
 class ConsentGate:
@@ -102,7 +105,7 @@ class ConsentGate:
             verdict = next(filter(None, (self._deny(found, now) for found in rules)), None)
             if verdict is None and untrusted:
                 verdict = self._allow(rules, now, after_untrusted=True) or _rule_of_two(
-                    tool, notes, tuple(taint.sources)
+                    tool, notes, tuple(taint.sources), _would_allow(rules)
                 )
             verdict = verdict or self._allow(rules, now)
         return _with_taint(verdict or _ask(tool, rules), notes)
@@ -155,26 +158,29 @@ class ConsentGate:
         any_resource: bool = False,
         source: RuleSource = "user",
         after_untrusted: bool = False,
+        used: bool = False,
     ) -> Rule:
         """Add and return a rule for this call's tool: by default just this call's resources.
 
         `scope` widens it to a pattern (a folder, an @domain, a range) that must cover this call;
         a call that names no resource (a search of every granted folder) gets a rule with none;
         `any_resource` drops the scope altogether; `after_untrusted` keeps it allowing side
-        effects after the conversation read untrusted content.
+        effects after the conversation read untrusted content. `used`: the rule decides this
+        call as it is made (a card's "Allow for…"), so its first use is recorded now.
         """
         pattern = None if any_resource else _grant_scope(tool, arguments, scope)
         if tool.primary is not None and tool.primary.scope_args and pattern is not None:
             # An invitation's grant names its people; the calendar it changes is granted too,
             # exactly, or the next such call would still ask about the calendar.
             own = _grant_scope(tool.primary, arguments, None)
-            self.rulebook.add(
-                self._rule(tool, decision, own, duration, conversation_id, source, after_untrusted)
+            made = self._rule(
+                tool, decision, own, duration, conversation_id, source, after_untrusted
             )
+            self.rulebook.add(made.used_at(self.clock() if used else None))
         rule = self._rule(
             tool, decision, pattern, duration, conversation_id, source, after_untrusted
         )
-        return self.rulebook.add(rule)
+        return self.rulebook.add(rule.used_at(self.clock() if used else None))
 
     def _rule(
         self,
@@ -236,16 +242,25 @@ def _lifetime(rule: Rule) -> int:
     return _LIFETIME[rule.duration]
 
 
-def _rule_of_two(tool: Tool, notes: tuple[TaintNote, ...], sources: tuple[str, ...]) -> Verdict:
+def _would_allow(facets: list[list[Rule]]) -> Rule | None:
+    """The allow rule that would decide the call if the rule of two did not: one covering every
+    facet, the longest-lived; nothing is marked used."""
+    chosen = [_longest_lived_allow(rules, after_untrusted=False) for rules in facets]
+    return chosen[0] if chosen and all(rule is not None for rule in chosen) else None
+
+
+def _rule_of_two(
+    tool: Tool, notes: tuple[TaintNote, ...], sources: tuple[str, ...], overridden: Rule | None
+) -> Verdict:
     """Ask, whatever the rules say: untrusted content could be steering this side effect."""
     why = (
         f"this conversation has read untrusted content ({describe_sources(sources)}), "
         f"so {_DOING[tool.effect]} needs your approval, whatever your rules say"
     )
+    cause = Reason.TAINTED_ARGUMENT if notes else Reason.UNTRUSTED_CONTEXT
     if notes:
-        lifted = "; ".join(describe_taint(tool, note) for note in notes)
-        return Verdict("ask", Reason.TAINTED_ARGUMENT, f"{lifted}; {why}", sources=sources)
-    return Verdict("ask", Reason.UNTRUSTED_CONTEXT, why, sources=sources)
+        why = f"{'; '.join(describe_taint(tool, note) for note in notes)}; {why}"
+    return Verdict("ask", cause, why, sources=sources, overridden=overridden)
 
 
 def describe_sources(sources: tuple[str, ...] | list[str]) -> str:

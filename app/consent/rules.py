@@ -97,6 +97,10 @@ class Rule:
             if failed:
                 raise ConsentError(f"consent rule {self.id}: invalid {what}")
 
+    def used_at(self, when: float | None) -> Rule:
+        """This rule with its last use at `when`; itself when None."""
+        return self if when is None else replace(self, last_used_at=when)
+
     def covers_tool(self, name: str) -> bool:
         """Whether this rule names the tool exactly or by its `connector.*` prefix."""
         if self.tool.endswith(".*"):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from hearth.ruling import Ruling
+from hearth.ruling import Reason, Ruling
 from hearth.store.audit_schema import read_card_summary, read_ruling
 from hearth.store.db import from_stored_time
 from hearth.tools import Provenance
@@ -86,6 +86,11 @@ class AuditEntry:
         """Which arguments that ran were Hearth's defaults, and what the user's edit changed."""
         ran = self.arguments if self.outcome != "denied" else None
         return Provenance.of(self.proposed_arguments, self.edited_from or ran, ran)
+
+    @property
+    def is_undo(self) -> bool:
+        """Whether this row reverts an earlier call (`tool` is the tool it undid)."""
+        return self.ruling.reason is Reason.UNDO
 
     @property
     def decision(self) -> Decision:

@@ -14,7 +14,8 @@ from pydantic_core import to_jsonable_python
 
 from hearth.messages import ToolSpec
 from hearth.timeslots import TimeSlot
-from hearth.tools.errors import ToolArgumentsError
+from hearth.tools.errors import ArgumentProblem, ArgumentRefused, ToolArgumentsError
+from hearth.tools.problems import pydantic_problem, schema_problems
 from hearth.tools.signature import arguments_model, takes_any_keywords
 
 Effect = Literal["read", "write", "send", "system"]
@@ -121,7 +122,9 @@ class Tool:
         """`arguments` with every value naming a resource in its owner's canonical spelling.
 
         The gate, the tool, the card and the audit then all read that one value, so a spelling
-        the gate would read one way and the tool another (an escaped path) cannot exist.
+        the gate would read one way and the tool another (an escaped path) cannot exist. A
+        spelling the parser refuses as one a person could correct (`ArgumentRefused`) raises
+        `ToolArgumentsError` naming the argument; any other refusal passes through.
         """
         if self.canonical is None or not self.scope_args:
             return dict(arguments)
@@ -129,10 +132,14 @@ class Tool:
         converted = dict(arguments)
         for name in self.scope_args:
             value = converted.get(name)
-            if isinstance(value, str):
-                converted[name] = parse(value)
-            elif isinstance(value, list):
-                converted[name] = [parse(item) if isinstance(item, str) else item for item in value]
+            try:
+                if isinstance(value, str):
+                    converted[name] = parse(value)
+                elif isinstance(value, list):
+                    converted[name] = [parse(v) if isinstance(v, str) else v for v in value]
+            except ArgumentRefused as refused:
+                problem = ArgumentProblem(refused.argument or name, refused.words)
+                raise ToolArgumentsError(str(refused), [problem]) from None
         return converted
 
     def scoped_values(self, arguments: Mapping[str, Any]) -> list[object] | None:
@@ -195,15 +202,20 @@ class Tool:
     def validate(self, arguments: object) -> dict[str, Any]:
         """Check arguments against the signature and return them converted, defaults filled in."""
         if not isinstance(arguments, Mapping):
-            raise ToolArgumentsError(f"{self.name}: arguments must be a JSON object")
+            problem = ArgumentProblem("", "the arguments must be named values (a JSON object)")
+            raise ToolArgumentsError(f"{self.name}: arguments must be a JSON object", [problem])
         model = self.arguments_model
         if model is None:
             return self._validate_by_schema(arguments)
         try:
             checked = model.model_validate(dict(arguments))
         except pydantic.ValidationError as error:
-            problems = "; ".join(_describe_error(item) for item in error.errors())
-            raise ToolArgumentsError(f"Invalid arguments for {self.name}: {problems}") from None
+            errors = error.errors()
+            described = "; ".join(_describe_error(item) for item in errors)
+            raise ToolArgumentsError(
+                f"Invalid arguments for {self.name}: {described}",
+                [pydantic_problem(self.name, item) for item in errors],
+            ) from None
         return dict(checked)
 
     def invoke(self, arguments: object) -> Any:
@@ -238,8 +250,9 @@ class Tool:
         validator = jsonschema.Draft202012Validator(dict(self.parameters))
         errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
         if errors:
-            problems = "; ".join(_describe_schema_error(error) for error in errors)
-            raise ToolArgumentsError(f"Invalid arguments for {self.name}: {problems}")
+            described = "; ".join(_describe_schema_error(error) for error in errors)
+            problems = [found for error in errors for found in schema_problems(self.name, error)]
+            raise ToolArgumentsError(f"Invalid arguments for {self.name}: {described}", problems)
         return dict(arguments)
 
 

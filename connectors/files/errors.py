@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hearth import ToolFailure
+from hearth import ArgumentRefused, ToolFailure
 
 
 class FilesError(ToolFailure):
@@ -11,6 +11,11 @@ class FilesError(ToolFailure):
 
 class PathRefused(FilesError):
     """A path names something outside the granted folders, or names it in a refused form."""
+
+
+class PathMalformed(PathRefused, ArgumentRefused):
+    """A path written in a form Hearth refuses (relative, `~`, `..`, a Windows form): the person
+    asked may correct it; `words` say what is wrong in plain words."""
 
 
 class GrantReplaced(PathRefused):

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hearth.connectors.files.errors import FilesError, GrantReplaced, PathRefused
+from hearth.connectors.files.errors import FilesError, GrantReplaced, PathMalformed, PathRefused
 from hearth.connectors.files.fsops import (
     Grant,
     Spot,
@@ -40,6 +40,15 @@ __all__ = [
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _HINT = "Use a full path exactly as files.list or files.search show it."
+# What is wrong with a path's form, in plain words after the path itself.
+_EMPTY = "The path is empty; full paths start with /"
+_NUL = "contains a NUL character, which no path can hold"
+_WINDOWS = "is a Windows-style path; full paths here start with / and use / between folders"
+_TILDE = "starts with ~; write the full path instead, starting with /"
+_RELATIVE = "is not a full path; full paths start with /"
+_DOTS = "contains '.' or '..'; write the path without them"
+_HIDDEN = "names a hidden file or folder (starting with '.'), which Hearth never sees"
+_STREAM = "uses the 'name:stream' form, which is refused"
 
 
 def real_root(folder: Path) -> Path:
@@ -103,25 +112,33 @@ def refuse_spoofing(name: str) -> None:
 
 
 def _check_form(text: str, raw: str) -> None:
+    """Refuse a path not written as a plain full path; the words say so to the user."""
+    value = f"'{shown(raw)}'"
     if not text:
-        raise PathRefused(f"the path is empty. {_HINT}")
+        raise PathMalformed(f"the path is empty. {_HINT}", words=_EMPTY)
     if "\x00" in text:
-        raise PathRefused("the path contains a NUL character")
+        raise PathMalformed("the path contains a NUL character", words=f"{value} {_NUL}")
     if "\\" in text or text.startswith("//") or _DRIVE.match(text):
-        raise PathRefused(
-            f"{shown(raw)}: Windows drive, UNC and backslash forms are refused. {_HINT}"
+        raise PathMalformed(
+            f"{shown(raw)}: Windows drive, UNC and backslash forms are refused. {_HINT}",
+            words=f"{value} {_WINDOWS}",
         )
     if text.startswith("~"):
-        raise PathRefused(f"{shown(raw)}: '~' is not expanded. {_HINT}")
+        message = f"{shown(raw)}: '~' is not expanded. {_HINT}"
+        raise PathMalformed(message, words=f"{value} {_TILDE}")
     if not text.startswith("/"):
-        raise PathRefused(f"{shown(raw)}: relative paths are refused. {_HINT}")
+        message = f"{shown(raw)}: relative paths are refused. {_HINT}"
+        raise PathMalformed(message, words=f"{value} {_RELATIVE}")
     parts = text.split("/")[1:]
     if any(part in (".", "..") for part in parts):
-        raise PathRefused(f"{shown(raw)}: '.' and '..' are refused. {_HINT}")
+        message = f"{shown(raw)}: '.' and '..' are refused. {_HINT}"
+        raise PathMalformed(message, words=f"{value} {_DOTS}")
     if any(part.startswith(".") for part in parts):
-        raise PathRefused(f"{shown(raw)}: hidden files and folders are not visible to Hearth")
+        message = f"{shown(raw)}: hidden files and folders are not visible to Hearth"
+        raise PathMalformed(message, words=f"{value} {_HIDDEN}")
     if sys.platform == "win32" and any(":" in part for part in parts):
-        raise PathRefused(f"{shown(raw)}: 'name:stream' (alternate data stream) forms are refused")
+        message = f"{shown(raw)}: 'name:stream' (alternate data stream) forms are refused"
+        raise PathMalformed(message, words=f"{value} {_STREAM}")
 
 
 def _split_at_root(given: Path, grants: Sequence[Grant]) -> Spot:

@@ -9,8 +9,10 @@ import click
 
 from hearth import Connector, ConnectorAction
 from hearth.connectors.mail.account import NAME, MailAccount
+from hearth.connectors.mail.address_words import refused_recipient
 from hearth.connectors.mail.addresses import parse_recipients
 from hearth.connectors.mail.cli import mail_commands
+from hearth.connectors.mail.errors import BadAddress
 from hearth.connectors.mail.outbox_actions import outbox_actions
 from hearth.connectors.mail.reading import ReadingTools
 from hearth.connectors.mail.settings import MailSettings
@@ -46,8 +48,12 @@ class MailConnector(ReadingTools, WritingTools, Connector):
         self.account = account or MailAccount()
 
     def canonical_resource(self, recipient: str) -> str:
-        """One recipient as the message will carry it, read by the address parser that sends."""
-        return str(parse_recipients([recipient])[0])
+        """One recipient as the message will carry it, read by the address parser that sends;
+        one it refuses is put to the user to correct, in plain words."""
+        try:
+            return str(parse_recipients([recipient])[0])
+        except BadAddress as error:
+            raise refused_recipient(recipient, error) from None
 
     def test_connection(self, settings: MailSettings) -> str:
         """Log in to IMAP and SMTP; raises saying what failed (dns, tcp, tls, auth, ...)."""

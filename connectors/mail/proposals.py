@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hearth.connectors.mail.account import MailAccount
+from hearth.connectors.mail.address_words import refused_recipient
 from hearth.connectors.mail.addresses import parse_recipients
 from hearth.connectors.mail.compose import Draft, build_message, render_preview, reply_draft
 from hearth.connectors.mail.concerns import sender_concerns
-from hearth.connectors.mail.errors import MailError
+from hearth.connectors.mail.errors import BadAddress, MailError
 from hearth.connectors.mail.fetching import fetch
 from hearth.connectors.mail.ids import message_id, parse_message_id
 from hearth.connectors.mail.objects import Address, Envelope
@@ -32,9 +33,9 @@ class ProposalHooks:
         """The message a `mail.send` call would send; raises `MailError` if it cannot."""
         return Draft(
             sender=self.account.sender(),
-            to=parse_recipients(_strings(arguments.get("to"))),
-            cc=parse_recipients(_strings(arguments.get("cc"))),
-            bcc=parse_recipients(_strings(arguments.get("bcc"))),
+            to=_recipients(arguments, "to"),
+            cc=_recipients(arguments, "cc"),
+            bcc=_recipients(arguments, "bcc"),
             subject=str(arguments.get("subject") or ""),
             body=str(arguments.get("body") or ""),
         )
@@ -154,3 +155,18 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, list | tuple):
         return [str(item) for item in value]
     raise MailError("recipients must be a list of addresses")
+
+
+def _recipients(arguments: Mapping[str, Any], name: str) -> tuple[Address, ...]:
+    """The addresses of one argument; one the parser refuses is put to the user to correct."""
+    values = _strings(arguments.get(name))
+    try:
+        return parse_recipients(values)
+    except BadAddress as error:
+        # Find the one address at fault, so the words quote it alone.
+        for value in values:
+            try:
+                parse_recipients([value])
+            except BadAddress:
+                raise refused_recipient(value, error, name) from None
+        raise

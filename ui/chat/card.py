@@ -25,24 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import EFFECT_WORDS, AllowOnce, Deny, shown
+from hearth import EFFECT_WORDS, AllowOnce, ArgumentProblem, Deny, shown
 from hearth.ui import theme
+from hearth.ui.chat.card_words import edit_words, result_words, state_words, why
 from hearth.ui.chat.countdown import CountdownLabel
 from hearth.ui.chat.day_view import DayView
 from hearth.ui.chat.dialogs import AllowForDialog, EditArgumentsDialog
 from hearth.ui.chat.entries import CardState, ToolCardEntry, UndoState
-from hearth.ui.chat.outcome import argument_diff, filled_words
+from hearth.ui.chat.flow import FlowLayout
 from hearth.ui.chat.result_view import ResultView
 
 VALUE_CHARS = 300
-OUTCOME_WORDS = {
-    "executed": "Done",
-    "partial": "Partly done",
-    "failed": "Failed",
-    "denied": "Not run",
-    "invalid": "Not run",
-    "unknown": "Interrupted",
-}
+_MISSING = object()  # an argument a problem names that the call does not have
 
 
 def shown_value(value: Any) -> str:
@@ -74,7 +68,7 @@ class ToolCard(QFrame):
         self.setObjectName("toolCard")
         self.setAutoFillBackground(True)
         self.entry: ToolCardEntry | None = None
-        self._shown_arguments: dict[str, Any] | None = None
+        self._shown_arguments: tuple[dict[str, Any], tuple[ArgumentProblem, ...]] | None = None
         layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
         layout.setSpacing(8)
@@ -102,8 +96,8 @@ class ToolCard(QFrame):
         layout.addWidget(self.answer_note)
         layout.addLayout(self._build_result())
 
-    def _build_header(self) -> QHBoxLayout:
-        row = QHBoxLayout()
+    def _build_header(self) -> FlowLayout:
+        row = FlowLayout()  # the state drops under the title when the card is narrow
         row.setSpacing(8)
         self.icon = QLabel()
         self.title = _label("cardTitle", wrap=False)
@@ -120,7 +114,7 @@ class ToolCard(QFrame):
         self.buttons = QWidget()
         column = QVBoxLayout(self.buttons)
         column.setContentsMargins(0, 4, 0, 0)
-        row = QHBoxLayout()
+        row = FlowLayout()  # the buttons wrap, whole, when the card is narrow
         row.setSpacing(8)
         self.allow_once = QPushButton("Allow &once")
         self.allow_for = QPushButton("Allow &for…")
@@ -175,8 +169,8 @@ class ToolCard(QFrame):
         self.style().unpolish(self)
         self.style().polish(self)
         self._show_header(entry)
-        self._show_arguments(entry.arguments)
-        self._set(self.edit_diff, _edit_words(entry))
+        self._show_arguments(entry.arguments, entry.problems)
+        self._set(self.edit_diff, edit_words(entry))
         self.countdown.follow(entry.countdown if asking else None)
         warned, plain = entry.preview_lines
         self._set(self.preview, "\n".join(plain))
@@ -184,9 +178,11 @@ class ToolCard(QFrame):
         self.day_view.setVisible(bool(entry.slots))
         taint = (f"⚠  {shown(note)}" for note in entry.taint)
         self._set(self.taint, "\n".join([*warned, *taint]))
-        self._set(self.why, _why(entry) if entry.state is not CardState.DONE else "")
+        self._set(self.why, why(entry) if entry.state is not CardState.DONE else "")
         self.buttons.setVisible(asking)
-        self.allow_for.setVisible(bool(entry.durations))
+        # A call to correct cannot be allowed as it stands: only an edit or a denial answers it.
+        self.allow_once.setVisible(not entry.problems)
+        self.allow_for.setVisible(bool(entry.durations) and not entry.problems)
         answer = shown(entry.answer) if entry.state is not CardState.ASKING else ""
         self._set(self.answer_note, answer)
         self._show_result(entry)
@@ -198,28 +194,44 @@ class ToolCard(QFrame):
         self.icon.setPixmap(theme.icon("tool", theme.current().muted).pixmap(18, 18))
         self.title.setText(shown(entry.tool))
         self._set(self.badge, EFFECT_WORDS.get(entry.effect, ""))
-        self.state.setText(_state_words(entry))
+        self.state.setText(state_words(entry))
 
-    def _show_arguments(self, arguments: dict[str, Any]) -> None:
-        if arguments == self._shown_arguments:
+    def _show_arguments(
+        self, arguments: dict[str, Any], problems: tuple[ArgumentProblem, ...] = ()
+    ) -> None:
+        """One row per argument; one the user must correct is marked, with what is wrong."""
+        if (arguments, problems) == self._shown_arguments:
             return
-        self._shown_arguments = dict(arguments)
+        self._shown_arguments = (dict(arguments), problems)
         while self.arguments_grid.count():
             item = self.arguments_grid.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
+                widget.hide()  # gone from the card now, deleted on the next event
                 widget.deleteLater()
-        for row, (name, value) in enumerate(arguments.items()):
+        wrong: dict[str, list[str]] = {}
+        for problem in problems:
+            wrong.setdefault(problem.argument, []).append(problem.words)
+        # An argument the call lacks, or a problem with no one argument, still gets its row.
+        rows = [*arguments.items(), *((name, _MISSING) for name in wrong if name not in arguments)]
+        row = 0
+        for name, value in rows:
             name_label = _label("argName", shown(name), wrap=False)
             self.arguments_grid.addWidget(name_label, row, 0, Qt.AlignmentFlag.AlignTop)
-            self.arguments_grid.addWidget(_label("argValue", shown_value(value)), row, 1)
-        self.arguments.setVisible(bool(arguments))
+            value_label = _label("argValue", "" if value is _MISSING else shown_value(value))
+            value_label.setProperty("problem", name in wrong)
+            self.arguments_grid.addWidget(value_label, row, 1)
+            row += 1
+            for words in wrong.get(name, []):
+                self.arguments_grid.addWidget(_label("argProblem", f"⚠  {shown(words)}"), row, 1)
+                row += 1
+        self.arguments.setVisible(bool(rows))
         self.arguments.updateGeometry()  # the card measures it before the grid's next event
 
     def _show_result(self, entry: ToolCardEntry) -> None:
         text = ""
         if entry.state is CardState.DONE and entry.outcome:
-            text = _result_words(entry)
+            text = result_words(entry)
         self.result.setProperty("outcome", entry.outcome)
         self.result.style().unpolish(self.result)
         self.result.style().polish(self.result)
@@ -251,7 +263,9 @@ class ToolCard(QFrame):
         if self.entry is None:
             return
         entry = self.entry
-        dialog = EditArgumentsDialog(entry.tool, entry.arguments, entry.check, self.window())
+        dialog = EditArgumentsDialog(
+            entry.tool, entry.arguments, entry.check, self.window(), correcting=bool(entry.problems)
+        )
         self._open_paused(dialog)
 
     def _open_paused(self, dialog: AllowForDialog | EditArgumentsDialog) -> None:
@@ -261,51 +275,3 @@ class ToolCard(QFrame):
         dialog.accepted.connect(lambda: self.answered.emit(dialog.choice()))
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
-
-
-def _state_words(entry: ToolCardEntry) -> str:
-    if entry.state is CardState.PROPOSED:
-        return "Checking permission…"
-    if entry.state is CardState.ASKING:
-        return "Needs your approval"
-    if entry.state is CardState.ANSWERED:
-        return "Working…"
-    words = OUTCOME_WORDS.get(entry.outcome, "")
-    if entry.outcome == "executed" and entry.duration_ms >= 1:
-        words += f" in {_duration(entry.duration_ms)}"
-    return words
-
-
-def _duration(ms: float) -> str:
-    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
-
-
-def _why(entry: ToolCardEntry) -> str:
-    lines = []
-    if entry.reason:
-        lines.append(f"Why Hearth asks: {shown(entry.reason)}.")
-    if entry.state is CardState.ASKING:
-        rule = f"Rule: {shown(entry.rule)}." if entry.rule else "Rule: none yet — Hearth asks."
-        lines.append(rule)
-    return "\n".join(lines)
-
-
-def _result_words(entry: ToolCardEntry) -> str:
-    lines = []
-    decided = shown(entry.ruling.sentence()) if entry.ruling is not None else ""
-    if decided:
-        lines.append(decided)
-    summary = shown(entry.summary, lines=True)  # the core's line, escaped again to be sure
-    if entry.outcome == "executed":
-        lines.append(f"✓  {summary}" if summary else "✓  Done.")
-    elif summary:
-        lines.append(summary)
-    return "\n".join(lines)
-
-
-def _edit_words(entry: ToolCardEntry) -> str:
-    """The user's edit, one "name: old → new" line per changed argument, then the defaults
-    Hearth filled in."""
-    changes = argument_diff(entry.proposed, entry.arguments) if entry.proposed is not None else []
-    edit = "You changed:\n" + "\n".join(f"  {line}" for line in changes) if changes else ""
-    return "\n".join(part for part in (edit, filled_words(entry.filled)) if part)

@@ -7,13 +7,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hearth import Duration, Ruling, TimeSlot
+from hearth import ArgumentProblem, Duration, Ruling, TimeSlot
 from hearth.ui.chat.entries import CardState, Countdown, ToolCardEntry, UndoState
 
 
 @dataclass(frozen=True)
 class Asking:
-    """The gate asks the user: everything the question shows, as the core wrote it."""
+    """The gate asks the user: everything the question shows, as the core wrote it.
+
+    `problems` are set when the question is to correct the arguments; `arguments` are the ones
+    asked about (a correction's, after one), `proposed` the model's when the user corrected
+    them; `overridden` names an allow rule the rule of two set aside.
+    """
 
     reason: str
     rule: str
@@ -25,10 +30,17 @@ class Asking:
     slots: tuple[TimeSlot, ...]
     check: Callable[[Mapping[str, Any]], Any] | None
     countdown: Countdown | None
+    arguments: dict[str, Any] | None = None
+    proposed: dict[str, Any] | None = None
+    problems: tuple[ArgumentProblem, ...] = ()
+    overridden: str = ""
 
     def apply(self, card: ToolCardEntry) -> None:
         card.state = CardState.ASKING
         card.reason, card.rule, card.taint = self.reason, self.rule, self.taint
+        card.problems, card.overridden = self.problems, self.overridden
+        if self.arguments is not None:
+            card.arguments, card.proposed = dict(self.arguments), self.proposed
         card.scopes, card.scope_labels, card.durations = (
             self.scopes,
             self.scope_labels,
@@ -58,6 +70,7 @@ class Answered:
         card.state, card.answer = CardState.ANSWERED, self.answer
         if self.arguments is not None:
             card.arguments, card.proposed = dict(self.arguments), self.proposed
+            card.problems = ()  # said of the arguments the edit replaced
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,7 @@ class Ran:
         card.filled = dict(self.filled)
         if self.arguments is not None:
             card.arguments, card.proposed = dict(self.arguments), self.proposed
+            card.problems = ()
         if self.answer_void:
             card.answer = ""
         card.outcome, card.result, card.summary = self.outcome, self.result, self.summary

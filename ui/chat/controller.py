@@ -17,6 +17,7 @@ from hearth import (
     Deny,
     EditArguments,
     HearthError,
+    PromptProgress,
     SpeedReport,
     StoredConversation,
     ToolChoice,
@@ -133,10 +134,10 @@ class ChatController(QObject):
             self.transcript.update_card(call_id, StillAsking())
             self.context.errors.show(self.error_parent, "apply your answer", error)
             return
-        answered = Answered(answer.describe())
+        answered = Answered(request.describe(answer))
         if isinstance(answer, EditArguments):
             edited = dict(answer.arguments)
-            answered = Answered(answer.describe(), edited, dict(request.call.arguments))
+            answered = Answered(request.describe(answer), edited, dict(request.call.arguments))
         self.transcript.update_card(call_id, answered)
 
     def undo(self, call_id: str) -> None:
@@ -225,6 +226,9 @@ class ChatController(QObject):
         if event.turn != self._current_turn:
             if isinstance(step, ConsentAsked):
                 step.request.answer(Deny("the conversation was closed"))
+            return
+        if isinstance(step, PromptProgress):
+            self.transcript.show_reading(step.read, step.total)
             return
         if isinstance(step, ConsentAsked):
             self._pending[step.request.call.id] = step.request

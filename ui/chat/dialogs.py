@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import DURATION_WORDS, AllowFor, Duration, EditArguments, shown
+from hearth import DURATION_WORDS, AllowFor, Duration, EditArguments, ToolArgumentsError, shown
 
 Check = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 _WHERE_TO_UNDO = {"always": ", until I revoke it under Permissions"}
@@ -82,7 +83,11 @@ class AllowForDialog(QDialog):
 
 
 class EditArgumentsDialog(QDialog):
-    """Edit a call's arguments as JSON; the tool's own check runs as you type."""
+    """Edit a call's arguments as JSON; the tool's own check runs as you type.
+
+    `correcting`: the call cannot run as proposed, so the edit is a correction that Hearth
+    checks again (and may still ask about), not an approval to run.
+    """
 
     def __init__(
         self,
@@ -90,6 +95,8 @@ class EditArgumentsDialog(QDialog):
         arguments: Mapping[str, Any],
         check: Check | None,
         parent: QWidget | None = None,
+        *,
+        correcting: bool = False,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Edit the arguments for {shown(tool)}")
@@ -104,8 +111,11 @@ class EditArgumentsDialog(QDialog):
         self.problem = QLabel()
         self.problem.setObjectName("error")
         self.problem.setWordWrap(True)
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)  # it quotes the values typed
         layout.addWidget(self.problem)
-        buttons = _buttons(self, "Run with these arguments")
+        buttons = _buttons(
+            self, "Use these arguments" if correcting else "Run with these arguments"
+        )
         self.run = buttons.button(QDialogButtonBox.StandardButton.Ok)
         layout.addWidget(buttons)
         self.editor.textChanged.connect(self._revalidate)
@@ -154,6 +164,8 @@ def parse_arguments(text: str, check: Check | None) -> tuple[dict[str, Any] | No
     if check is not None:
         try:
             check(data)
+        except ToolArgumentsError as error:  # said in plain words, one argument a line
+            return None, "\n".join(shown(p.words) for p in error.problems) or str(error)
         except Exception as error:  # the tool's own check says what is wrong
             return None, str(error)
     return data, ""

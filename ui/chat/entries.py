@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal, Protocol
 
-from hearth import Duration, Ruling, TimeSlot, shown
+from hearth import ArgumentProblem, Duration, Ruling, TimeSlot, shown
 
 _ids = itertools.count(1)
 
@@ -94,6 +95,29 @@ class AnswerEntry(Entry):
 
 
 @dataclass(eq=False, kw_only=True)
+class ReadingEntry(Entry):
+    """The reply still to come while the model reads its prompt: `read` of `total` tokens.
+
+    Always the last row, and gone as soon as anything else is shown; `after_tools` when what
+    it reads is what a tool returned rather than the user's message.
+    """
+
+    read: int = 0
+    total: int = 0
+    after_tools: bool = False
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.read / self.total) if self.total > 0 else 1.0
+
+    @property
+    def copy_text(self) -> str:
+        """What the row says (and what a screen reader reads): "Reading your message… 40%"."""
+        what = "the results" if self.after_tools else "your message"
+        return f"Reading {what}… {math.floor(self.fraction * 100)}%"
+
+
+@dataclass(eq=False, kw_only=True)
 class NoticeEntry(Entry):
     """A line from Hearth itself: stopped, an error, a limit reached."""
 
@@ -124,6 +148,8 @@ class ToolCardEntry(Entry):
     state: CardState = CardState.PROPOSED
     reason: str = ""  # why the gate asked
     rule: str = ""  # the rule that made the gate ask, in words
+    overridden: str = ""  # an allow rule the rule of two set aside to ask, in words
+    problems: tuple[ArgumentProblem, ...] = ()  # what to correct before the call can run
     taint: tuple[str, ...] = ()  # "recipient 'x@y.z' came from email 'Invoice'"
     scopes: tuple[str, ...] = ()  # what "Allow for…" may cover, narrowest first
     scope_labels: tuple[str, ...] = ()  # the same in words ("volume up to 60"), if they differ
@@ -161,4 +187,6 @@ class ToolCardEntry(Entry):
         return "\n".join(lines)
 
 
-TranscriptEntry = UserEntry | ReasoningEntry | AnswerEntry | NoticeEntry | ToolCardEntry
+TranscriptEntry = (
+    UserEntry | ReasoningEntry | AnswerEntry | ReadingEntry | NoticeEntry | ToolCardEntry
+)

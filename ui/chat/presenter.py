@@ -109,6 +109,10 @@ class TurnPresenter:
             slots=request.slots,
             check=request.tool.validate,
             countdown=request,
+            arguments=dict(request.call.arguments),
+            proposed=dict(request.edited_from) if request.edited_from is not None else None,
+            problems=request.problems,
+            overridden=request.overridden_rule,
         )
         self.transcript.update_card(request.call.id, asking)
 

@@ -15,9 +15,15 @@ from PySide6.QtWidgets import QWidget
 from hearth import shown, shown_reply
 from hearth.ui import theme
 from hearth.ui.chat.documents import TextLayouts, draw_document
-from hearth.ui.chat.entries import AnswerEntry, NoticeEntry, ReasoningEntry, UserEntry
+from hearth.ui.chat.entries import (
+    AnswerEntry,
+    NoticeEntry,
+    ReadingEntry,
+    ReasoningEntry,
+    UserEntry,
+)
 
-TextEntry = UserEntry | AnswerEntry | ReasoningEntry | NoticeEntry
+TextEntry = UserEntry | AnswerEntry | ReasoningEntry | ReadingEntry | NoticeEntry
 MAX_COLUMN = 760
 SIDE = 28
 BUBBLE_SHARE = 0.78
@@ -25,6 +31,7 @@ BUBBLE_PAD = (14, 9)
 GAP = 6
 TURN_GAP = 18
 _TONES = {"info": "muted", "warning": "warning", "error": "danger"}
+READING_BAR = (160, 3)  # the reading row's progress bar: width and height
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,8 @@ class TextRows:
             if not entry.collapsed and entry.text.strip():
                 height += math.ceil(self._thinking(entry, column).size().height()) + GAP
             return height
+        if isinstance(entry, ReadingEntry):
+            return self.header_height() + READING_BAR[1] + 2 * GAP
         return math.ceil(self._notice(entry, column).size().height()) + 3 * GAP
 
     def paint(self, painter: QPainter, entry: TextEntry, rect: QRect, column: Column) -> None:
@@ -80,6 +89,8 @@ class TextRows:
             )
         elif isinstance(entry, ReasoningEntry):
             self._paint_thinking(painter, entry, rect, column)
+        elif isinstance(entry, ReadingEntry):
+            self._paint_reading(painter, entry, rect, column)
         else:
             self._paint_notice(painter, entry, rect, column)
 
@@ -160,6 +171,21 @@ class TextRows:
         if bottom > top and not entry.collapsed:
             painter.setPen(QPen(colours.color("border"), 2))
             painter.drawLine(QPointF(header.left() + 6, top), QPointF(header.left() + 6, bottom))
+
+    def _paint_reading(
+        self, painter: QPainter, entry: ReadingEntry, rect: QRect, column: Column
+    ) -> None:
+        colours = theme.current()
+        left = rect.left() + column.left + 16  # in line with the offered tools' line
+        line = QRectF(left, rect.top() + GAP // 2, column.width - 16, self.header_height())
+        painter.setPen(colours.color("muted"))
+        painter.setFont(self._font(0.95))
+        painter.drawText(line, Qt.AlignmentFlag.AlignVCenter, entry.copy_text)
+        width, height = READING_BAR
+        track = QRectF(left, line.bottom() + GAP // 2, width, height)
+        painter.fillRect(track, colours.color("border"))
+        filled = QRectF(track.left(), track.top(), round(width * entry.fraction), height)
+        painter.fillRect(filled, colours.color("accent"))
 
     def _paint_notice(
         self, painter: QPainter, entry: NoticeEntry, rect: QRect, column: Column

@@ -22,6 +22,7 @@ from hearth.ui.chat.changes import CardChange
 from hearth.ui.chat.entries import (
     AnswerEntry,
     NoticeEntry,
+    ReadingEntry,
     ReasoningEntry,
     Tone,
     ToolCardEntry,
@@ -44,6 +45,7 @@ class TranscriptModel(QAbstractListModel):
         self._cards: dict[str, ToolCardEntry] = {}  # call id -> card
         self._live_reasoning: ReasoningEntry | None = None
         self._live_answer: AnswerEntry | None = None
+        self._reading: ReadingEntry | None = None
         self._dirty: set[int] = set()
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -92,11 +94,15 @@ class TranscriptModel(QAbstractListModel):
         self._entries = list(entries)
         self._rows = {entry.id: row for row, entry in enumerate(self._entries)}
         self._cards = {e.call_id: e for e in self._entries if isinstance(e, ToolCardEntry)}
-        self._live_reasoning = self._live_answer = None
+        self._live_reasoning = self._live_answer = self._reading = None
         self._dirty.clear()
         self.endResetModel()
 
     def add(self, entry: TranscriptEntry) -> TranscriptEntry:
+        self._end_reading()
+        return self._append(entry)
+
+    def _append(self, entry: TranscriptEntry) -> TranscriptEntry:
         row = len(self._entries)
         self.beginInsertRows(QModelIndex(), row, row)
         self._entries.append(entry)
@@ -130,7 +136,29 @@ class TranscriptModel(QAbstractListModel):
         self.add(card)
         return card
 
+    def show_reading(self, read: int, total: int) -> None:
+        """Say how far the model has read its prompt, on a row below the rest, until it writes
+        or anything else is shown."""
+        live = self._reading
+        if live is None:
+            self._reading = ReadingEntry(read=read, total=total, after_tools=self._tools_ran())
+            self._append(self._reading)
+            return
+        live.read, live.total = read, total
+        self._changed_later(live)
+
+    def _tools_ran(self) -> bool:
+        """Whether a tool card came since the user last spoke: the model now reads its result."""
+        for entry in reversed(self._entries):
+            if isinstance(entry, UserEntry):
+                return False
+            if isinstance(entry, ToolCardEntry):
+                return True
+        return False
+
     def stream_reasoning(self, text: str) -> None:
+        if text.strip():
+            self._end_reading()
         if self._live_answer is not None:
             self._end_answer()
         live = self._live_reasoning
@@ -159,6 +187,8 @@ class TranscriptModel(QAbstractListModel):
         return entry
 
     def stream_answer(self, text: str) -> None:
+        if text.strip():
+            self._end_reading()
         live = self._live_answer
         if live is None:
             if not text.strip():
@@ -172,6 +202,7 @@ class TranscriptModel(QAbstractListModel):
 
     def end_streams(self) -> None:
         """Nothing is streaming any more: fold the thinking away and settle the answer."""
+        self._end_reading()
         self._end_reasoning()
         self._end_answer()
         self.flush()
@@ -232,3 +263,17 @@ class TranscriptModel(QAbstractListModel):
         if live is not None:
             live.live = False
             self.changed(live)
+
+    def _end_reading(self) -> None:
+        live, self._reading = self._reading, None
+        if live is None:
+            return
+        self._dirty.discard(live.id)
+        row = self._rows.pop(live.id, None)
+        if row is None:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._entries[row]
+        for below in range(row, len(self._entries)):
+            self._rows[self._entries[below].id] = below
+        self.endRemoveRows()

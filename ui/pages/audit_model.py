@@ -75,7 +75,7 @@ class AuditTableModel(ColumnsTableModel):
         if column == WHEN:
             return entry.at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         if column == TOOL:
-            return entry.tool
+            return tool_words(entry)
         if column == OUTCOME:
             return OUTCOME_WORDS.get(entry.outcome, entry.outcome)
         if column == DECIDED_BY:
@@ -88,7 +88,7 @@ class AuditTableModel(ColumnsTableModel):
     def _tooltip(self, entry: AuditEntry) -> str:
         ruling = entry.ruling
         lines = [
-            f"{entry.tool} — {OUTCOME_WORDS.get(entry.outcome, entry.outcome)}",
+            f"{tool_words(entry)} — {OUTCOME_WORDS.get(entry.outcome, entry.outcome)}",
             f"Decided by: {ruling.by_whom()}",
         ]
         if ruling.rule_text and not ruling.by_rule:
@@ -134,6 +134,14 @@ class AuditFilter(QSortFilterProxyModel):
         if self.outcome is not None and entry.outcome != self.outcome:
             return False
         return not self.words or self.words in _haystack(source, entry)
+
+
+def tool_words(entry: AuditEntry) -> str:
+    """The Tool column: the tool, or for an undo what it reverted ("Undid files.write_text");
+    its Arguments are then the undone call's, its Result what the undo put back."""
+    if not entry.is_undo:
+        return entry.tool
+    return f"Undid {entry.tool}" if entry.outcome == "executed" else f"Undo of {entry.tool}"
 
 
 def _haystack(model: AuditTableModel, entry: AuditEntry) -> str:

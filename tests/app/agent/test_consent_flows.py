@@ -168,11 +168,8 @@ def test_a_malformed_call_is_a_step_before_the_model_is_told() -> None:
 @pytest.mark.parametrize(
     ("name", "arguments"),
     [
-        ("files.read", {"path": "notes.txt"}),
         ("files.read", {"path": "/nowhere/at/all.txt"}),
-        ("files.search", {"query": "x", "folder": "Documents"}),
         ("files.move", {"sources": ["{documents}/missing.txt"], "destination": "{documents}"}),
-        ("files.move", {"sources": ["{documents}/notes.txt"], "destination": "files.tmp/"}),
     ],
 )
 def test_a_call_that_cannot_run_is_refused_before_any_card(
@@ -194,6 +191,36 @@ def test_a_call_that_cannot_run_is_refused_before_any_card(
     assert fenced_source(ran.observation) is not None
     (row,) = assistant.audit.entries(call_id=ran.call.id)
     assert row.ruling.reason is Reason.CANNOT_RUN and row.outcome == "denied"
+    assert (documents / "notes.txt").exists()
+    assistant.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "argument"),
+    [
+        ("files.read", {"path": "notes.txt"}, "path"),
+        ("files.search", {"query": "x", "folder": "Documents"}, "folder"),
+        (
+            "files.move",
+            {"sources": ["{documents}/notes.txt"], "destination": "files.tmp/"},
+            "destination",
+        ),
+    ],
+)
+def test_a_relative_path_is_put_to_the_user_to_correct_never_to_the_gate(
+    files: FilesConnector, documents: Path, name: str, arguments: dict[str, object], argument: str
+) -> None:
+    filled = {
+        key: [v.format(documents=documents) for v in value] if isinstance(value, list) else value
+        for key, value in arguments.items()
+    }
+    assistant = assistant_with(files, Reply(calls=[(name, filled)]), Reply("Ok."))
+    steps = drive(assistant.session().run_turn("read, search or move my files"), None)
+    (request,) = asked(steps)
+    (problem,) = request.problems
+    assert problem.argument == argument and "is not a full path" in problem.words
+    (ran,) = of(steps, ToolRan)  # "Allow once" cannot run it as it stands
+    assert ran.outcome == "denied" and ran.ruling.reason is Reason.INVALID_ARGUMENTS
     assert (documents / "notes.txt").exists()
     assistant.close()
 

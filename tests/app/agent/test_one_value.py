@@ -140,14 +140,22 @@ def test_the_card_shows_the_canonical_path_the_tool_will_use(
     assistant.close()
 
 
-def test_a_spelling_the_files_parser_refuses_is_refused_before_any_card(
+def test_a_spelling_the_files_parser_refuses_is_never_ruled_on_only_put_to_the_user(
     files: FilesConnector, documents: Path
 ) -> None:
     for path in (f"{documents}/Private/../Private/secret.txt", f"{documents}/\\x5cPrivate"):
         assistant, steps = run_one(files, [], ("files.read", {"path": path}), headless=False)
-        assert of(steps, ConsentAsked) == []
+        # The only question is to correct it: no gate ruled on the refused spelling, and an
+        # "allow" cannot run it as it is.
+        (asked,) = of(steps, ConsentAsked)
+        assert asked.request.problems and asked.request.durations == ()
         (ran,) = of(steps, ToolRan)
-        assert ran.outcome == "invalid" and ran.ruling.reason is Reason.CANNOT_RUN
+        assert ran.outcome == "denied" and ran.ruling.reason is Reason.INVALID_ARGUMENTS
+        assert SECRET not in ran.observation
+        assistant.close()
+        assistant, steps = run_one(files, [], ("files.read", {"path": path}), headless=True)
+        assert of(steps, ConsentAsked) == []
+        assert of(steps, ToolRan)[0].outcome == "invalid"
         assistant.close()
 
 

@@ -73,6 +73,7 @@ def test_invalid_arguments_go_back_to_the_model_and_the_loop_goes_on() -> None:
 
 
 def test_arguments_that_slip_past_the_engine_are_refused_by_the_executor() -> None:
+    # With someone to ask, they may correct it instead (tests/app/agent/test_fixing.py).
     world = World()
     model = ScriptedModel(
         [
@@ -80,7 +81,7 @@ def test_arguments_that_slip_past_the_engine_are_refused_by_the_executor() -> No
             Reply("Sorry."),
         ]
     )
-    steps = drive(world.session(model).run_turn("volume 900"), None)
+    steps = drive(world.session(model, interactive=False).run_turn("volume 900"), None)
     ran = of(steps, ToolRan)[0]
     assert ran.outcome == "invalid" and ran.observation.startswith("Error:")
     assert world.machine.volume == 40

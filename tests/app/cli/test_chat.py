@@ -143,13 +143,24 @@ def test_a_malformed_call_shows_a_quiet_note(
 def test_an_impossible_path_is_refused_without_a_prompt(
     monkeypatch: pytest.MonkeyPatch, files: FilesConnector
 ) -> None:
-    replies = [Reply(calls=[("files.read", {"path": "budget.txt"})]), Reply("Sorry.")]
-    result = run_chat(monkeypatch, files, replies, ["read my budget file"])
+    replies = [Reply(calls=[("files.read", {"path": "/etc/hostname"})]), Reply("Sorry.")]
+    result = run_chat(monkeypatch, files, replies, ["read my hostname file"])
     assert result.exit_code == 0, result.output
-    assert "[o]nce" not in result.output
-    assert "invalid: Refused automatically (this call cannot run: budget.txt: relative" in (
+    assert "[o]nce" not in result.output and "[e]dit" not in result.output
+    assert "invalid: Refused automatically (this call cannot run: /etc/hostname: outside" in (
         result.output
     )
+
+
+def test_a_path_to_correct_is_asked_about_in_plain_words_with_edit_or_deny(
+    monkeypatch: pytest.MonkeyPatch, files: FilesConnector
+) -> None:
+    replies = [Reply(calls=[("files.read", {"path": "budget.txt"})]), Reply("Sorry.")]
+    result = run_chat(monkeypatch, files, replies, ["read my budget file", "d"])
+    assert result.exit_code == 0, result.output
+    assert "⚠ 'budget.txt' is not a full path; full paths start with /" in result.output
+    assert "[e]dit, [d]eny" in result.output and "[o]nce" not in result.output
+    assert "denied: " in result.output
 
 
 def test_a_second_ctrl_c_quits(monkeypatch: pytest.MonkeyPatch, files: FilesConnector) -> None:

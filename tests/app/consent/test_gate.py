@@ -380,3 +380,18 @@ def test_a_grant_can_be_made_for_after_untrusted_content(s: Setup) -> None:
     assert rule.after_untrusted and rule.describe().endswith(
         "always, ⚠ even after reading untrusted content"
     )
+
+
+def test_the_rule_of_two_names_the_allow_rule_it_set_aside(s: Setup) -> None:
+    s.taint.add_untrusted("turn wifi off", "files.read of /home/u/todo.md")
+    assert s.ask(SET_WIFI, {}).overridden is None  # no rule would allow it: nothing set aside
+    rule = s.rule("system.wifi", "allow")
+    verdict = s.ask(SET_WIFI, {})
+    assert (verdict.outcome, verdict.rule, verdict.overridden) == ("ask", None, rule)
+    assert s.book.get(rule.id).last_used_at is None  # type: ignore[union-attr]
+
+
+def test_a_grant_made_for_the_call_it_answers_is_used_by_it(s: Setup) -> None:
+    made = s.gate.grant(SET_WIFI, {}, "always", used=True)
+    assert made.last_used_at == s.clock()
+    assert s.gate.grant(SET_WIFI, {}, "hour").last_used_at is None

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hearth import SettingsStore, ToolFailure
+from hearth import SettingsStore, ToolArgumentsError, ToolFailure
 from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.connectors.calendar.library import CalendarLibrary
@@ -58,10 +58,11 @@ def gate_with(*rules: tuple[str, str, str]) -> ConsentGate:
 
 
 def parsed(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
-    """The arguments as the executor hands them to the gate; None when the parser refuses."""
+    """The arguments as the executor hands them to the gate; None when the parser refuses (a
+    spelling the user may correct comes back as `ToolArgumentsError`)."""
     try:
         return tool.canonical_arguments(arguments)
-    except ToolFailure:
+    except (ToolFailure, ToolArgumentsError):
         return None
 
 

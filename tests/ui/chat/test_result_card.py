@@ -66,8 +66,9 @@ def test_a_reopened_conversation_shows_the_summary_the_card_showed(qtbot: Any) -
 
 def test_a_refused_call_s_card_reads_as_its_refusal(qtbot: Any) -> None:
     world = shelf_world()
-    executor = Executor(world.registry, world.gate, world.audit, world.intents)
-    call = ToolCall("shelf.search", {"words": 3})  # not a string: refused before the gate
+    # No one to ask for a correction, so it is refused before the gate.
+    executor = Executor(world.registry, world.gate, world.audit, world.intents, interactive=False)
+    call = ToolCall("shelf.search", {"words": 3})  # not a string
     steps = drive(executor.handle(call, None, CancelToken()), None)
     (ran,) = of(steps, ToolRan)
     transcript = TranscriptModel()
@@ -77,5 +78,7 @@ def test_a_refused_call_s_card_reads_as_its_refusal(qtbot: Any) -> None:
     assert entry is not None and entry.summary == ran.summary
     assert ran.summary.startswith("Error: Invalid arguments for shelf.search")
     card = shown_card(qtbot, entry)
-    assert "Error: Invalid arguments for shelf.search" in card.result.text()
+    # Said once: the ruling's sentence, not again as the model's "Error: …" line.
+    assert card.result.text().count("Invalid arguments for shelf.search") == 1
+    assert card.result.text().startswith("Refused automatically (Invalid arguments")
     assert not card.result_view.toggle.isVisible()  # the summary says it all

@@ -12,10 +12,13 @@ from pytestqt.qtbot import QtBot
 
 from hearth.agent import AllowOnce, ConsentAsked, Deny, Executor
 from hearth.assistant import Assistant
+from hearth.connectors.files import FilesConnector
 from hearth.messages import CancelToken, ToolCall
+from hearth.settings.model import SettingsStore
 from hearth.ui.context import UiContext
 from hearth.ui.pages.activity import ActivityPage
-from hearth.ui.pages.audit_model import DECIDED_BY, OUTCOME, TOOL
+from hearth.ui.pages.audit_model import DECIDED_BY, OUTCOME, RESULT, TOOL
+from tests.connectors.files.kit import FilesPlugin
 from tests.ui.conftest import save_screenshot
 
 
@@ -143,3 +146,41 @@ def test_an_export_that_cannot_be_written_is_reported(
 def test_screenshot_of_the_log(page: ActivityPage) -> None:
     page.table.selectRow(2)
     assert save_screenshot(page, "activity").exists()
+
+
+def test_an_undo_reads_as_an_undo_with_what_it_put_back(qtbot: QtBot, tmp_path: Path) -> None:
+    documents = tmp_path / "Documents"
+    documents.mkdir()
+    files = FilesConnector()
+    files.grant(documents)
+    assistant = Assistant.open(plugins=[FilesPlugin(files)], entry_points=False)
+    context = UiContext(assistant, SettingsStore())
+    try:
+        call = ToolCall("files.write_text", {"path": str(documents / "x.txt"), "text": "hi"})
+        executor = Executor(
+            assistant.tools,
+            assistant.gate,
+            assistant.audit,
+            assistant.intents,
+            undo_log=assistant.undo_log,
+        )
+        for step in executor.handle(call, 7, CancelToken()):
+            if isinstance(step, ConsentAsked):
+                step.request.answer(AllowOnce())
+        undone = assistant.undo(call.id)
+        page = ActivityPage(context)
+        qtbot.addWidget(page)
+        with qtbot.waitSignal(page.entries_did_load):
+            page.show()
+        tools, outcomes = column(page, TOOL), column(page, OUTCOME)
+        assert tools[:2] == ["Undid files.write_text", "Undo of files.write_text"]
+        assert outcomes[:2] == ["Done", "Allowed"]
+        assert tools[2:] == ["files.write_text", "files.write_text"]
+        assert column(page, RESULT)[0] == undone.summary
+        assert "moved" in undone.summary and "to the trash" in undone.summary
+        tip = page.proxy.index(0, TOOL).data(Qt.ItemDataRole.ToolTipRole)
+        assert tip.startswith("Undid files.write_text — Done")
+    finally:
+        context.shutdown()
+        assistant.close()
+        files.close()

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from hearth.agent import ConsentAsked, Deny, Executor, ToolProposed, ToolRan
+from hearth.agent import AllowFor, ConsentAsked, Deny, Executor, ToolProposed, ToolRan
 from hearth.assistant import Assistant
 from hearth.connectors.files import FileLibrary, FilesConnector
 from hearth.consent import Rule, RuleBook, TaintTracker
@@ -301,3 +301,20 @@ def test_the_flag_is_offered_only_for_allow_rules(
         editor.accept()
     assert replaced.args[0].decision == "deny" and not replaced.args[0].after_untrusted
     assert cell(page, 0, DECISION) == "Deny"
+
+
+def test_a_rule_made_from_a_card_shows_the_call_it_was_made_for_as_its_last_use(
+    qtbot: QtBot, page: PermissionsPage, assistant: Assistant, notes: Path
+) -> None:
+    with qtbot.waitSignal(page.rules_did_change):
+        for step in executor(assistant).handle(read_call(notes), None, CancelToken()):
+            if isinstance(step, ConsentAsked):
+                step.request.answer(AllowFor("always", scope=str(notes.resolve())))
+    assert isinstance(step, ToolRan) and step.outcome == "executed"
+    (rule,) = assistant.permissions.rules()
+    assert step.ruling.rule_id == rule.id and rule.last_used_at is not None
+    row = page.model.row_of(rule.id)
+    assert row is not None
+    assert cell(page, page.proxy.mapFromSource(page.model.index(row, 0)).row(), LAST_USED) == (
+        "just now"
+    )
