@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pydantic
-from PySide6.QtCore import QEvent, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -32,6 +32,7 @@ from hearth import (
     hidden_fields,
     read_saved,
     secret_fields,
+    shown,
 )
 from hearth.ui.context import UiContext
 from hearth.ui.errors import status_unavailable
@@ -147,7 +148,8 @@ class ConnectorSettingsPanel(QWidget):
             self.context.pool,
             self.connector.status_line,
             receiver=self,
-            success=lambda line: self._show_status(asked, line or ""),
+            # A status line may quote a server (its last error): shown, controls visible.
+            success=lambda line: self._show_status(asked, shown(line or "", lines=True)),
             # A status that cannot be read is not worth a dialog every minute; it says so here.
             failure=lambda error: self._show_status(asked, status_unavailable(error)),
         )
@@ -159,6 +161,7 @@ class ConnectorSettingsPanel(QWidget):
     def _show_status(self, asked: int, line: str) -> None:
         if asked != self._status_asked:
             return
+        self.connector_status.setTextFormat(Qt.TextFormat.PlainText)
         self.connector_status.setText(line)
         self.connector_status.setVisible(bool(line))
         self.status_did_refresh.emit(line)

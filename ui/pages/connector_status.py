@@ -6,11 +6,11 @@ is shown, like a settings panel's line.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from hearth import Connector
+from hearth import Connector, shown
 from hearth.ui.context import UiContext
 from hearth.ui.errors import status_unavailable
 from hearth.ui.ops import run_op
@@ -83,7 +83,9 @@ class ConnectorStatusPanel(QWidget):
         )
 
     def _show_line(self, line: object) -> None:
-        text = line if isinstance(line, str) else ""
+        # A status line may quote a server (its last error): shown as text, controls visible.
+        text = shown(line, lines=True) if isinstance(line, str) else ""
+        self.connector_status.setTextFormat(Qt.TextFormat.PlainText)
         self.connector_status.setText(text)
         self.connector_status.setVisible(bool(text))
 

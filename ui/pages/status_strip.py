@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from hearth import Connector, StatusItem
+from hearth import Connector, StatusItem, shown
 from hearth.ui.context import UiContext
 from hearth.ui.errors import status_unavailable
 from hearth.ui.ops import run_op
@@ -59,9 +59,10 @@ class StatusStrip(QWidget):
             return
         self._clear()
         for item in items:
-            label = QLabel(item.label)
-            value = QLabel(item.value)
-            detail = explanation(item.detail)
+            # What a connector reports holds the world's words (a network's name): text only.
+            label, value = _plain(item.label), _plain(item.value)
+            detail = explanation(shown(item.detail))
+            detail.setTextFormat(Qt.TextFormat.PlainText)
             # Greyed, not red: a laptop without a backlight is not something to fix.
             label.setEnabled(item.available)
             value.setEnabled(item.available)
@@ -123,3 +124,9 @@ class StatusStrip(QWidget):
 def reports_status(connector: Connector) -> bool:
     """Whether the connector reports items for a strip (it overrides `status_items`)."""
     return type(connector).status_items is not Connector.status_items
+
+
+def _plain(text: str) -> QLabel:
+    label = QLabel(shown(text))
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
