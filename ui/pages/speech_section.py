@@ -106,6 +106,7 @@ class SpeechSection(QWidget):
             size.setWordWrap(False)
             grid.addWidget(size, index, 1)
             row = _Row(QLabel(), QPushButton())
+            row.status.setWordWrap(True)
             grid.addWidget(row.status, index, 2)
             grid.addWidget(row.button, index, 3)
             row.button.hide()
@@ -116,19 +117,21 @@ class SpeechSection(QWidget):
         layout.addSpacing(6)
         settings = QGridLayout()
         settings.setHorizontalSpacing(10)
+        # One setting a line: side by side they held the page at 740 px, past the window's
+        # 640 px minimum.
         places = (
-            ("&Language:", self.language, 0, 0),
-            ("&Size:", self.model_size, 0, 2),
-            ("&Microphone:", self.microphone, 1, 0),
+            ("&Language:", self.language),
+            ("&Size:", self.model_size),
+            ("&Microphone:", self.microphone),
         )
-        for text, control, line, column in places:
+        for line, (text, control) in enumerate(places):
             label = QLabel(text)
             label.setBuddy(control)
-            settings.addWidget(label, line, column)
-            settings.addWidget(control, line, column + 1)
-        settings.addWidget(self.microphone_note, 2, 1, 1, 3)
-        settings.addWidget(self.send_at_once, 3, 1, 1, 3)
-        settings.setColumnStretch(4, 1)
+            settings.addWidget(label, line, 0)
+            settings.addWidget(control, line, 1)
+        settings.addWidget(self.microphone_note, 3, 1, 1, 2)
+        settings.addWidget(self.send_at_once, 4, 1, 1, 2)
+        settings.setColumnStretch(2, 1)
         layout.addLayout(settings)
         layout.addWidget(self.using)
 

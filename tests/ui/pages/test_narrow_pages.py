@@ -262,3 +262,15 @@ def test_screenshots_of_the_pages_at_three_widths(
             assert_columns_readable(permissions.table)
     finally:
         theme.apply_theme(app, theme.LIGHT)
+
+
+def test_the_models_page_fits_the_minimum_width(qtbot: QtBot, window: MainWindow) -> None:
+    settle(qtbot, window, MINIMUM_WIDTH)
+    window.open_page("Models")
+    QApplication.processEvents()
+    qtbot.wait(200)
+    assert_fits(window)
+    area = window.pages["Models"].page_area
+    assert area.horizontalScrollBar().maximum() == 0  # the page never scrolls sideways
+    area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
+    save_screenshot(window, "narrow-models-640-voice")
