@@ -3,14 +3,14 @@ and a reply running meanwhile goes on."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 
 from hearth.ui.chat.entries import AnswerEntry, NoticeEntry, ReasoningEntry
-from tests.ui.chat.kit import Desk, Harness, PausingModel, make_assistant, open_window
+from tests.ui.chat.kit import Harness, PausingModel
+from tests.ui.chat.test_chat import entries_of, paused  # noqa: F401 (fixture)
 
 ANSWER = "Because air scatters blue light the most."
 
@@ -20,21 +20,10 @@ def pausing() -> PausingModel:
     return PausingModel("Rayleigh scattering.", ANSWER)
 
 
-@pytest.fixture
-def paused(qtbot: Any, desk: Desk, pausing: PausingModel) -> Iterator[Harness]:
-    assistant = make_assistant(pausing, desk)
-    try:
-        yield from open_window(qtbot, assistant, desk)
-    finally:
-        assistant.close()
-
-
-def entries_of(harness: Harness, kind: type) -> list[Any]:
-    return [e for e in harness.controller.transcript.entries if isinstance(e, kind)]
-
-
 def test_esc_in_the_search_box_clears_it_and_the_reply_goes_on(
-    paused: Harness, pausing: PausingModel, qtbot: Any
+    paused: Harness,  # noqa: F811
+    pausing: PausingModel,
+    qtbot: Any,
 ) -> None:
     paused.type_and_send("Why is the sky blue?")
     qtbot.waitUntil(lambda: bool(entries_of(paused, ReasoningEntry)))
@@ -60,7 +49,10 @@ def test_esc_in_the_search_box_clears_it_and_the_reply_goes_on(
     assert answer.text.strip() == ANSWER
 
 
-def test_esc_in_the_composer_still_stops_the_reply(paused: Harness, qtbot: Any) -> None:
+def test_esc_in_the_composer_still_stops_the_reply(
+    paused: Harness,  # noqa: F811
+    qtbot: Any,
+) -> None:
     paused.type_and_send("Why is the sky blue?")
     qtbot.waitUntil(lambda: bool(entries_of(paused, ReasoningEntry)))
     qtbot.keyClick(paused.window.conversations.search, Qt.Key.Key_Escape)
