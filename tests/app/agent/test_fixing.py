@@ -160,7 +160,7 @@ def test_arguments_outside_the_signature_are_marked_in_plain_words_and_can_be_fi
     world = World()
     model = ScriptedModel(
         [
-            Reply(calls=[("volume_set", {"setting": "volume", "level": 900})], unchecked=True),
+            Reply(calls=[("volume_set", {"setting": "volume", "level": 900})]),
             Reply("Set."),
         ]
     )
@@ -176,7 +176,7 @@ def test_allowing_a_call_that_must_be_corrected_does_not_run_it() -> None:
     world = World()
     model = ScriptedModel(
         [
-            Reply(calls=[("volume_set", {"setting": "volume", "level": 900})], unchecked=True),
+            Reply(calls=[("volume_set", {"setting": "volume", "level": 900})]),
             Reply("Sorry."),
         ]
     )

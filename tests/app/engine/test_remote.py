@@ -134,7 +134,7 @@ def test_native_tool_call_split_over_chunks(scripted: ScriptServer) -> None:
 @pytest.mark.server
 @pytest.mark.parametrize(
     ("arguments", "reason"),
-    [('{"city": 42}', "invalid arguments"), ('{"city": "Par', "not valid JSON")],
+    [('["Paris"]', "must be an object"), ('{"city": "Par', "not valid JSON")],
 )
 def test_invalid_native_arguments_are_reported(
     scripted: ScriptServer, arguments: str, reason: str

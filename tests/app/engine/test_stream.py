@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 import pytest
@@ -104,8 +105,7 @@ def test_hermes_json_call_is_parsed() -> None:
     ("body", "reason"),
     [
         ('{"name": "reboot", "arguments": {}}', "unknown tool 'reboot'"),
-        ('{"name": "set_volume", "arguments": {"level": 500}}', "at level"),
-        ('{"name": "set_volume", "arguments": {}}', "'level' is a required property"),
+        ('{"name": "set_volume", "arguments": [500]}', "must be an object"),
         ('{"name": "set_volume", "arguments": {"level": ', "not valid JSON"),
     ],
 )
@@ -115,6 +115,16 @@ def test_bad_calls_are_reported_never_dropped(body: str, reason: str) -> None:
     malformed = [e for e in events if isinstance(e, MalformedToolCall)]
     assert len(malformed) == 1 and reason in malformed[0].reason
     assert not parser.calls
+
+
+@pytest.mark.parametrize("arguments", [{"level": 500}, {}, {"level": "loud"}])
+def test_arguments_outside_the_schema_reach_the_tool_to_be_fixed(arguments: dict) -> None:
+    # The tool owns its arguments: a value it cannot use becomes a card to fix, not a notice.
+    parser = OutputParser(FORMATS["hermes-json"], TOOLS, start_in_reasoning=False)
+    body = json.dumps({"name": "set_volume", "arguments": arguments})
+    events = run(parser, [f"<tool_call>{body}</tool_call>"])
+    assert [e.call.arguments for e in events if isinstance(e, ToolCallEmitted)] == [arguments]
+    assert not [e for e in events if isinstance(e, MalformedToolCall)]
 
 
 def test_unfinished_call_is_reported_at_the_end() -> None:
