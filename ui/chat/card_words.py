@@ -39,23 +39,17 @@ def _duration(ms: float) -> str:
 
 
 def why(entry: ToolCardEntry) -> str:
+    asking = entry.state is CardState.ASKING and not entry.problems
+    if asking and entry.overridden:
+        # The rule of two's reason already says why the rule is set aside: said once.
+        return f"Your rule would allow this ({shown(entry.overridden)}), but {shown(entry.reason)}."
     lines = []
     if entry.reason:
         lines.append(f"Why Hearth asks: {shown(entry.reason)}.")
-    if entry.state is CardState.ASKING and not entry.problems:
-        lines.append(_rule_words(entry))
+    if asking:
+        rule = f"Rule: {shown(entry.rule)}." if entry.rule else "Rule: none yet — Hearth asks."
+        lines.append(rule)
     return "\n".join(lines)
-
-
-def _rule_words(entry: ToolCardEntry) -> str:
-    if entry.rule:
-        return f"Rule: {shown(entry.rule)}."
-    if entry.overridden:
-        return (
-            f"Your rule would allow this ({shown(entry.overridden)}), but this conversation has "
-            "read untrusted content, so Hearth asks first."
-        )
-    return "Rule: none yet — Hearth asks."
 
 
 def result_words(entry: ToolCardEntry) -> str:

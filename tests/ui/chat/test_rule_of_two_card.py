@@ -32,10 +32,12 @@ def test_a_card_the_rule_of_two_asks_names_the_rule_that_would_have_allowed_it(
     assert harness.desk.volume == 30
     why = card.why.text()
     assert "Rule: none yet" not in why
-    assert (
+    assert why == (
         "Your rule would allow this (allow volume_set on volume always), but this conversation "
-        "has read untrusted content, so Hearth asks first."
-    ) in why
+        "has read untrusted content (reply from volume_set of volume), so every change to system "
+        "settings needs your approval, whatever your rules say."
+    )
+    assert why.count("untrusted content") == 1 and "Why Hearth asks" not in why
     assert card.allow_once.isVisible()
     save_screenshot(harness.window, "rule_of_two_card")
     qtbot.mouseClick(card.deny, LEFT)
