@@ -21,6 +21,7 @@ from hearth import Every, HearthError, SecretStorageUnavailable, SettingsStore, 
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.expand import occurrences
 from hearth.connectors.calendar.local import IcsFileSource
+from hearth.connectors.calendar.locked import LockedAccount
 from hearth.connectors.calendar.objects import CalendarSource, Occurrence, Problem
 from hearth.connectors.calendar.settings import CalendarSettings
 from hearth.connectors.calendar.store import CalendarStore, SyncState
@@ -113,6 +114,8 @@ class CalendarLibrary:
         account = self._account(settings)
         if account is not None:
             found.append(account)
+        elif (problem := self.account_problem()) is not None:
+            found.append(LockedAccount(problem[0].upper() + problem[1:]))
         return found
 
     def _account(self, settings: CalendarSettings) -> CalDavSource | None:

@@ -19,6 +19,17 @@ from tests.connectors.calendar.kit import server_calendar
 pytestmark = pytest.mark.server
 STORE_PASSWORD = "correct horse battery"
 HINT = "`hearth calendar --ask-password sync`"
+STANDUP = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Hearth tests//EN
+BEGIN:VEVENT
+UID:standup-1
+DTSTART:20261207T090000Z
+DTEND:20261207T093000Z
+SUMMARY:Standup
+END:VEVENT
+END:VCALENDAR
+"""
 
 
 def hearth(*args: str, typed: str = "") -> subprocess.CompletedProcess[str]:
@@ -32,7 +43,7 @@ def hearth(*args: str, typed: str = "") -> subprocess.CompletedProcess[str]:
 def test_without_a_keyring_the_password_lasts_one_run_and_a_run_without_it_fails(
     radicale: RadicaleServer, hearth_home: Path
 ) -> None:
-    server_calendar(radicale, "Work")
+    server_calendar(radicale, "Work").save_event(STANDUP)
     connected = hearth("calendar", "connect", radicale.url, "--user", USER, typed=PASSWORD)
     assert connected.returncode == 0, connected.stderr
     assert "Connected: Work" in connected.stdout
@@ -44,6 +55,10 @@ def test_without_a_keyring_the_password_lasts_one_run_and_a_run_without_it_fails
     assert synced.returncode == 1
     assert f"The CalDAV password for {USER} is not known this session" in synced.stderr
     assert HINT in synced.stderr
+    # The account is out of reach, not gone: its calendar stays, offline, and answers.
+    assert "Work: synced just now; offline (The CalDAV password" in synced.stdout
+    listed = hearth("calendar", "events", "2026-12-07", "2026-12-07")
+    assert "Standup  [Work]" in listed.stdout, listed.stderr
 
     asked = hearth("calendar", "--ask-password", "sync", typed=f"{PASSWORD}\n")
     assert asked.returncode == 0, asked.stderr
