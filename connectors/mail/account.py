@@ -16,6 +16,7 @@ from hearth import Every, SettingsStore, data_dir
 from hearth.connectors.mail.cache import MailCache
 from hearth.connectors.mail.errors import ConnectionProblem, MailError, Offline
 from hearth.connectors.mail.imap import open_imap
+from hearth.connectors.mail.indexing import index_bodies
 from hearth.connectors.mail.mailbox import Mailbox
 from hearth.connectors.mail.objects import Address
 from hearth.connectors.mail.outbox import Outbox
@@ -43,6 +44,9 @@ class MailAccount:
         self.outbox.recover()
         self.clock = clock
         self.last_sync: float | None = None
+        # When Hearth last moved, deleted, filed or sent mail: a folder synced before that may
+        # have mail the cache does not know of yet.
+        self.changed_at = 0.0
         self._lock = threading.RLock()
         self._sync = Every(
             "mail sync", self._sync_if_set_up, lambda: self.public_settings().sync_minutes
@@ -100,14 +104,26 @@ class MailAccount:
                     raise Offline(f"the mail server cannot be reached ({problem})") from problem
                 raise
             with Mailbox(client) as mailbox:
-                yield mailbox
+                try:
+                    yield mailbox
+                finally:
+                    if mailbox.changed:
+                        self.changed_at = self.clock()
 
-    def sync(self, folders: Sequence[str] | None = None) -> list[SyncReport]:
-        """Bring the cache up to date with the server for `folders` (default: every folder)."""
+    def sync(
+        self, folders: Sequence[str] | None = None, *, bodies: bool = True
+    ) -> list[SyncReport]:
+        """Bring the cache up to date with the server for `folders` (default: every folder);
+        then, with `bodies`, index the bodies it lacks so that searches need no server."""
         with self.mailbox() as mailbox:
             names = folders or [f.name for f in mailbox.folders() if f.selectable]
-            reports = [sync_folder(mailbox, self.cache, name) for name in names]
+            reports = [sync_folder(mailbox, self.cache, n, clock=self.clock) for n in names]
         self.last_sync = self.clock()
+        for name in names if bodies else ():
+            # A round per connection: between rounds, a tool waiting for the server goes first.
+            while self.cache.pending(name)[1]:
+                with self.mailbox() as mailbox:
+                    index_bodies(mailbox, self.cache, name)
         return reports
 
     def _sync_if_set_up(self) -> None:

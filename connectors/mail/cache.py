@@ -1,9 +1,9 @@
-"""The mail cache: headers of every synced message and the bodies read, searchable offline.
+"""The mail cache: headers of every synced message, the bodies read, and a search index.
 
 One SQLite file (WAL) behind one connection guarded by a lock, so any thread may use it. It
-only mirrors the server and can always be rebuilt by a sync: a file written by another schema
-version is emptied and made anew. An FTS5 index covers subject, sender, recipients and the
-text of the bodies read; the user's words reach it only as quoted FTS strings.
+mirrors the server: a file of an older schema is brought up to this one in place
+(`cache_schema`). The search index (`cache_index`) holds the text IMAP SEARCH compares, so a
+search of a synced folder needs no server.
 """
 
 from __future__ import annotations
@@ -16,20 +16,26 @@ from pathlib import Path
 from typing import Any
 
 from hearth import open_sqlite
+from hearth.connectors.mail import cache_index
+from hearth.connectors.mail.cache_index import Coverage
 from hearth.connectors.mail.cache_rows import (
     ENVELOPE_COLUMNS,
-    SCHEMA,
-    SCHEMA_VERSION,
-    TABLES,
+    UPSERT_ENVELOPE,
     addresses_from_json,
-    addresses_json,
     body_row,
     envelope_from_row,
-    fts_query,
+    envelope_row,
     parsed_body,
     timestamp,
 )
+from hearth.connectors.mail.cache_schema import NOT_INDEXED, prepare
+from hearth.connectors.mail.folders import FolderState
 from hearth.connectors.mail.objects import Envelope, ParsedBody
+from hearth.connectors.mail.search_query import MailQuery
+from hearth.connectors.mail.search_text import SearchHeaders
+
+_WAL_BYTES = 16_000_000
+_M_COLUMNS = ", ".join(f"m.{column.strip()}" for column in ENVELOPE_COLUMNS.split(","))
 
 
 class MailCache:
@@ -41,6 +47,8 @@ class MailCache:
         self._lock = threading.Lock()
         # Not durable: it mirrors the server, and the next sync brings back what a power cut lost.
         self._conn = open_sqlite(path, durable=False, isolation_level="DEFERRED")
+        # A sync writes the index in batches of megabytes; the log need not stay that large.
+        self._conn.execute(f"PRAGMA journal_size_limit = {_WAL_BYTES}")
         self._prepare()
 
     def close(self) -> None:
@@ -48,16 +56,8 @@ class MailCache:
             self._conn.close()
 
     def _prepare(self) -> None:
-        with self._lock, self._conn:
-            (version,) = self._conn.execute("PRAGMA user_version").fetchone()
-            if version == SCHEMA_VERSION:
-                return
-            # Another version's file only mirrored the server: start over rather than migrate.
-            for table in TABLES:
-                self._conn.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in SCHEMA:
-                self._conn.execute(statement)
-            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        with self._lock:
+            prepare(self._conn)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -86,15 +86,18 @@ class MailCache:
                 (folder, uidvalidity, special_use),
             )
 
-    def same_state(self, folder: str, state: object) -> bool:
+    def same_state(self, folder: str, state: FolderState) -> bool:
         """Whether the folder was last synced at exactly this EXAMINE answer (`repr`)."""
         rows = self._read("SELECT seen_state FROM folders WHERE name = ?", (folder,))
         return bool(rows) and rows[0][0] == repr(state)
 
-    def remember_state(self, folder: str, state: object) -> None:
+    def remember_state(self, folder: str, state: FolderState, *, synced_at: float) -> None:
+        """The folder is synced to the end: every UID below `state.uidnext` is cached."""
         with self._lock, self._conn:
             self._conn.execute(
-                "UPDATE folders SET seen_state = ? WHERE name = ?", (repr(state), folder)
+                "UPDATE folders SET seen_state = ?, synced_uidnext = ?, synced_at = ?"
+                " WHERE name = ?",
+                (repr(state), state.uidnext, synced_at, folder),
             )
 
     def set_special_use(self, folder: str, special_use: str | None) -> None:
@@ -115,55 +118,20 @@ class MailCache:
     # Envelopes
 
     def put_envelopes(self, envelopes: Iterable[Envelope]) -> None:
-        with self._lock, self._conn:
-            for envelope in envelopes:
-                self._putenvelope_from_row(envelope)
+        """Store envelopes; a new one is not searchable until its headers are indexed."""
+        self.put_listed((envelope, None) for envelope in envelopes)
 
-    def _putenvelope_from_row(self, envelope: Envelope) -> None:
-        sender = envelope.sender
-        (message_row,) = self._conn.execute(
-            "INSERT INTO messages (folder, uid, message_id, subject, sender_name, sender_email,"
-            " reply_to, to_addresses, cc_addresses, date, sort_time, flags, size, in_reply_to,"
-            " refs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (folder, uid) DO UPDATE SET message_id = excluded.message_id,"
-            " subject = excluded.subject, sender_name = excluded.sender_name,"
-            " sender_email = excluded.sender_email, reply_to = excluded.reply_to,"
-            " to_addresses = excluded.to_addresses, cc_addresses = excluded.cc_addresses,"
-            " date = excluded.date, sort_time = excluded.sort_time, flags = excluded.flags,"
-            " size = excluded.size, in_reply_to = excluded.in_reply_to, refs = excluded.refs"
-            " RETURNING id",
-            (
-                envelope.folder,
-                envelope.uid,
-                envelope.message_id,
-                envelope.subject,
-                sender.name if sender else None,
-                sender.email if sender else None,
-                addresses_json(envelope.reply_to),
-                addresses_json(envelope.to),
-                addresses_json(envelope.cc),
-                envelope.date.isoformat() if envelope.date else None,
-                timestamp(envelope.date) if envelope.date else 0.0,
-                json.dumps(list(envelope.flags)),
-                envelope.size,
-                envelope.in_reply_to,
-                envelope.references,
-            ),
-        ).fetchone()
-        body = self._conn.execute(
-            "SELECT text FROM bodies WHERE folder = ? AND uid = ?", (envelope.folder, envelope.uid)
-        ).fetchone()
-        recipients = " ".join(str(address) for address in envelope.to + envelope.cc)
-        self._conn.execute("DELETE FROM search_index WHERE rowid = ?", (message_row,))
-        self._conn.execute(
-            "INSERT INTO search_index (rowid, subject, sender, recipients, body)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (message_row, envelope.subject, str(sender or ""), recipients, body[0] if body else ""),
-        )
-        self._conn.execute(
-            "UPDATE folders SET highest_uid = max(highest_uid, ?) WHERE name = ?",
-            (envelope.uid, envelope.folder),
-        )
+    def put_listed(self, listed: Iterable[tuple[Envelope, SearchHeaders | None]]) -> None:
+        """Store envelopes and index the headers given with them."""
+        with self._lock, self._conn:
+            for envelope, headers in listed:
+                (row,) = self._conn.execute(UPSERT_ENVELOPE, envelope_row(envelope)).fetchone()
+                if headers is not None:
+                    cache_index.put_headers(self._conn, row, headers)
+                self._conn.execute(
+                    "UPDATE folders SET highest_uid = max(highest_uid, ?) WHERE name = ?",
+                    (envelope.uid, envelope.folder),
+                )
 
     def update_flags(self, folder: str, flags: Mapping[int, Sequence[str]]) -> None:
         with self._lock, self._conn:
@@ -184,7 +152,7 @@ class MailCache:
         else:
             where, params = "folder = ? AND uid = ?", [(folder, uid) for uid in uids]
         self._conn.executemany(
-            f"DELETE FROM search_index WHERE rowid IN (SELECT id FROM messages WHERE {where})",
+            f"DELETE FROM search_text WHERE rowid IN (SELECT id FROM messages WHERE {where})",
             params,
         )
         self._conn.executemany(f"DELETE FROM messages WHERE {where}", params)
@@ -236,22 +204,44 @@ class MailCache:
         )
         return envelope_from_row(rows[0]) if rows else None
 
-    def search(self, words: str, *, folder: str | None = None, limit: int = 50) -> list[Envelope]:
-        """Messages whose subject, people or read text hold every word (as a prefix), best first."""
-        query = fts_query(words)
-        if not query:
+    # Search
+
+    def search(
+        self, query: MailQuery, folder: str, *, below: int | None = None, limit: int = 50
+    ) -> list[Envelope]:
+        """The folder's messages matching `query` that the index can decide, newest first;
+        only UIDs below `below` when given (those a sync covered)."""
+        if query.impossible:
             return []
-        where, params = "search_index MATCH ?", [query]
-        if folder is not None:
-            where += " AND m.folder = ?"
-            params.append(folder)
-        rows = self._read(
-            f"SELECT {', '.join('m.' + c.strip() for c in ENVELOPE_COLUMNS.split(','))}"
-            f" FROM search_index JOIN messages m ON m.id = search_index.rowid WHERE {where}"
-            " ORDER BY rank, m.sort_time DESC LIMIT ?",
-            [*params, limit],
-        )
+        with self._lock:
+            rows = cache_index.matching_rows(
+                self._conn, _M_COLUMNS, folder, query, below=below, limit=limit
+            )
         return [envelope_from_row(row) for row in rows]
+
+    def coverage(self, folder: str, query: MailQuery) -> Coverage | None:
+        """How far the cache answers `query` in `folder`; None if never synced to the end."""
+        with self._lock:
+            return cache_index.coverage(self._conn, folder, query)
+
+    def pending(self, folder: str) -> tuple[list[int], dict[int, int]]:
+        """UIDs whose headers are not indexed yet, and sizes by UID of those whose body is not."""
+        with self._lock:
+            return cache_index.pending(self._conn, folder)
+
+    def put_body_texts(self, folder: str, texts: Mapping[int, str | None]) -> None:
+        """Index the text BODY searches, by UID (`search_text.body_text`); None leaves a
+        message's body to the server."""
+        with self._lock, self._conn:
+            for uid, text in texts.items():
+                cache_index.put_body(self._conn, folder, uid, text)
+
+    def searchable(self, folder: str, uid: int) -> bool:
+        """Whether the message's headers are indexed (its body may not be yet)."""
+        rows = self._read(
+            "SELECT indexed FROM messages WHERE folder = ? AND uid = ?", (folder, uid)
+        )
+        return bool(rows) and rows[0][0] != NOT_INDEXED
 
     # Bodies
 
@@ -261,11 +251,6 @@ class MailCache:
                 "INSERT OR REPLACE INTO bodies (folder, uid, text, attachments, concerns,"
                 " hidden_chars) VALUES (?, ?, ?, ?, ?, ?)",
                 (folder, uid, *body_row(body)),
-            )
-            self._conn.execute(
-                "UPDATE search_index SET body = ? WHERE rowid ="
-                " (SELECT id FROM messages WHERE folder = ? AND uid = ?)",
-                (body.text, folder, uid),
             )
 
     def body(self, folder: str, uid: int) -> ParsedBody | None:

@@ -1,4 +1,4 @@
-"""The mail cache's schema, and how envelopes and bodies become rows and back, exactly.
+"""How envelopes and bodies become rows of the mail cache and back, exactly.
 
 Addresses, flags, attachments and concerns are kept as JSON; dates as ISO 8601 with their
 offset, plus a UTC timestamp to sort and filter by.
@@ -13,34 +13,46 @@ from typing import Any
 
 from hearth.connectors.mail.objects import Address, Attachment, Concern, Envelope, ParsedBody
 
-SCHEMA_VERSION = 2
-TABLES = ("folders", "messages", "bodies", "search_index")
-SCHEMA = (
-    "CREATE TABLE folders (name TEXT PRIMARY KEY, uidvalidity INTEGER NOT NULL,"
-    " special_use TEXT, highest_uid INTEGER NOT NULL DEFAULT 0, seen_state TEXT)",
-    "CREATE TABLE messages (id INTEGER PRIMARY KEY, folder TEXT NOT NULL, uid INTEGER NOT NULL,"
-    " message_id TEXT NOT NULL, subject TEXT NOT NULL, sender_name TEXT, sender_email TEXT,"
-    " reply_to TEXT NOT NULL, to_addresses TEXT NOT NULL, cc_addresses TEXT NOT NULL,"
-    " date TEXT, sort_time REAL NOT NULL, flags TEXT NOT NULL, size INTEGER NOT NULL,"
-    " in_reply_to TEXT NOT NULL, refs TEXT NOT NULL, UNIQUE (folder, uid))",
-    "CREATE INDEX messages_by_time ON messages (folder, sort_time)",
-    "CREATE TABLE bodies (folder TEXT NOT NULL, uid INTEGER NOT NULL, text TEXT NOT NULL,"
-    " attachments TEXT NOT NULL, concerns TEXT NOT NULL, hidden_chars INTEGER NOT NULL,"
-    " PRIMARY KEY (folder, uid))",
-    # rowid = messages.id, so a message's index entry is found without scanning.
-    "CREATE VIRTUAL TABLE search_index USING fts5(subject, sender, recipients, body,"
-    " tokenize = 'unicode61 remove_diacritics 2')",
-)
 ENVELOPE_COLUMNS = (
     "folder, uid, message_id, subject, sender_name, sender_email, reply_to, to_addresses,"
     " cc_addresses, date, flags, size, in_reply_to, refs"
 )
 
+# One envelope in, or its values refreshed; its index state and day are left as they were.
+UPSERT_ENVELOPE = (
+    "INSERT INTO messages (folder, uid, message_id, subject, sender_name, sender_email,"
+    " reply_to, to_addresses, cc_addresses, date, sort_time, flags, size, in_reply_to, refs)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (folder, uid) DO UPDATE SET message_id = excluded.message_id,"
+    " subject = excluded.subject, sender_name = excluded.sender_name,"
+    " sender_email = excluded.sender_email, reply_to = excluded.reply_to,"
+    " to_addresses = excluded.to_addresses, cc_addresses = excluded.cc_addresses,"
+    " date = excluded.date, sort_time = excluded.sort_time, flags = excluded.flags,"
+    " size = excluded.size, in_reply_to = excluded.in_reply_to, refs = excluded.refs"
+    " RETURNING id"
+)
 
-def fts_query(words: str) -> str:
-    """The user's words as FTS5 prefix strings ANDed together; never FTS syntax of theirs."""
-    terms = [word for word in words.split() if any(char.isalnum() for char in word)]
-    return " ".join('"' + word.replace('"', '""') + '"*' for word in terms)
+
+def envelope_row(envelope: Envelope) -> tuple[object, ...]:
+    """The values of UPSERT_ENVELOPE."""
+    sender = envelope.sender
+    return (
+        envelope.folder,
+        envelope.uid,
+        envelope.message_id,
+        envelope.subject,
+        sender.name if sender else None,
+        sender.email if sender else None,
+        addresses_json(envelope.reply_to),
+        addresses_json(envelope.to),
+        addresses_json(envelope.cc),
+        envelope.date.isoformat() if envelope.date else None,
+        timestamp(envelope.date) if envelope.date else 0.0,
+        json.dumps(list(envelope.flags)),
+        envelope.size,
+        envelope.in_reply_to,
+        envelope.references,
+    )
 
 
 def timestamp(moment: date | datetime) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -92,7 +93,7 @@ def _lookalike_concern(sender: Address | None, known: tuple[str, ...]) -> Concer
                 "lookalike_sender",
                 f"The sender's domain {shown} looks like {known_domain} but is not it.",
             )
-    if any(confusables.is_mixed_script(label) for label in domain.split(".")):
+    if _mixes_scripts(domain):
         return Concern(
             "lookalike_sender",
             f"The sender's domain {shown} mixes alphabets, a common disguise.",
@@ -124,6 +125,12 @@ def _decode_idna(domain: str) -> str:
     return ".".join(labels)
 
 
+@functools.lru_cache(maxsize=4096)  # a listing names the same few domains again and again
+def _mixes_scripts(domain: str) -> bool:
+    return any(confusables.is_mixed_script(label) for label in domain.split("."))
+
+
+@functools.lru_cache(maxsize=4096)
 def _skeleton(text: str) -> str:
     """What `text` looks like: each character mapped to the Latin letter it imitates."""
     shown = []

@@ -1,4 +1,5 @@
-"""Turning what IMAP FETCH answered (ENVELOPE, FLAGS, sizes) into the connector's `Envelope`.
+"""Turning what IMAP FETCH answered (ENVELOPE, FLAGS, sizes) into the connector's `Envelope`,
+and into the headers a search compares (`SearchHeaders`).
 
 Headers arrive raw: subjects and names may be RFC 2047 encoded, or 8-bit, or broken. Decoding
 is tolerant, because one odd message must never stop a folder from syncing.
@@ -7,6 +8,7 @@ is tolerant, because one odd message must never stop a folder from syncing.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from email.header import decode_header, make_header
@@ -15,6 +17,7 @@ from typing import Any
 from imapclient.response_types import Address as ImapAddress
 
 from hearth.connectors.mail.objects import Address, Envelope
+from hearth.connectors.mail.search_text import SearchHeaders, fold
 
 #: What `Mailbox.envelopes` asks for; REFERENCES is not part of the IMAP ENVELOPE.
 ENVELOPE_FETCH = [
@@ -25,6 +28,8 @@ ENVELOPE_FETCH = [
     "BODY.PEEK[HEADER.FIELDS (REFERENCES)]",
 ]
 _FOLDING = re.compile(r"\r?\n[ \t]*")
+_ATEXT = frozenset(string.ascii_letters + string.digits + "!#$%&'*+-/=?^_`{|}~")
+_ESCAPED = re.compile(r"[\"\\']")
 
 
 def decode_text(raw: bytes | str | None) -> str:
@@ -78,6 +83,54 @@ def envelope(folder: str, uid: int, data: Mapping[bytes, Any]) -> Envelope:
         in_reply_to=decode_text(imap_envelope.in_reply_to if imap_envelope else None).strip(),
         references=_references(data),
     )
+
+
+def search_headers(data: Mapping[bytes, Any]) -> SearchHeaders | None:
+    """The headers as SEARCH FROM, TO, CC and SUBJECT read them, or None if the server gave no
+    ENVELOPE or INTERNALDATE."""
+    imap_envelope, internal = data.get(b"ENVELOPE"), data.get(b"INTERNALDATE")
+    if imap_envelope is None or not isinstance(internal, datetime):
+        return None
+    to, cc = (_address_text(part) for part in (imap_envelope.to, imap_envelope.cc))
+    return SearchHeaders(
+        sender=fold(_address_text(imap_envelope.from_)),
+        recipients=fold(f"{to}\n{cc}"),
+        subject=fold(decode_text(imap_envelope.subject)),
+        received_day=internal.date().isoformat(),
+    )
+
+
+def _address_text(raw: Sequence[ImapAddress] | None) -> str:
+    """An address list as Dovecot writes it to search: `Name <box@host>`, `group: …;`."""
+    text, first, in_group = "", True, False
+    for item in raw or ():
+        text += "" if first else ", "
+        first = False
+        if item.host is None:  # a group opens (its name as mailbox) or closes (all NIL)
+            if not in_group:
+                text += (_written(item.mailbox) or '""') + ": "
+                first = True
+            else:
+                text = text[:-2] if text.endswith(", ") else text[:-1]
+                text += ";"
+            in_group = not in_group
+            continue
+        name = _written(item.name)
+        route = f"{decode_text(item.route)}:" if item.route else ""
+        text += f"{name} " if name else ""
+        text += f"<{route}{_written(item.mailbox, dots=True)}@{decode_text(item.host)}>"
+    return text
+
+
+def _written(raw: bytes | None, *, dots: bool = False) -> str:
+    """A name (or with `dots`, a mailbox) as Dovecot writes it: quoted when it holds more than
+    atext, with every quote, backslash and apostrophe escaped; encoded words decoded."""
+    if not raw or b"=?" in raw:
+        return decode_text(raw)
+    text = decode_text(raw)
+    if all(char in _ATEXT or char >= "\x80" or (dots and char == ".") for char in text):
+        return text
+    return '"' + _ESCAPED.sub(r"\\\g<0>", text) + '"'
 
 
 def flags(raw: Sequence[bytes | str]) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 Headers are parsed by Hearth's strict parser from the message itself, so the address shown
 and used is the one mail really goes to; the result replaces the listing's cached envelope.
+A message fetched whole is indexed for search too, so it is found offline.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from hearth.connectors.mail.account import MailAccount
 from hearth.connectors.mail.errors import Offline
 from hearth.connectors.mail.objects import Envelope, ParsedBody
 from hearth.connectors.mail.parsing import MAX_RAW_BYTES, header_concerns, parse_body, parse_headers
+from hearth.connectors.mail.search_text import body_text
 
 
 def fetch(account: MailAccount, folder: str, uid: int) -> tuple[Envelope, ParsedBody]:
@@ -23,9 +25,10 @@ def fetch(account: MailAccount, folder: str, uid: int) -> tuple[Envelope, Parsed
     try:
         with account.mailbox() as mailbox:
             raw = mailbox.raw(folder, uid, MAX_RAW_BYTES)
-            if cached is None:
-                listed = mailbox.envelopes(folder, [uid])
-                cached = listed[0] if listed else None
+            if cached is None or not cache.searchable(folder, uid):
+                listed = mailbox.listings(folder, [uid])
+                cache.put_listed(listed)
+                cached = listed[0][0] if listed else cached
     except Offline as offline:
         raise Offline(f"{offline}; this message's text is not in the cache yet") from None
     head = _head(raw)
@@ -40,6 +43,8 @@ def fetch(account: MailAccount, folder: str, uid: int) -> tuple[Envelope, Parsed
     body = dataclasses.replace(body, concerns=(*header_concerns(head), *body.concerns))
     cache.put_envelopes([envelope])
     cache.put_body(folder, uid, body)
+    if len(raw) < MAX_RAW_BYTES:  # the whole message, so its body's text is all there
+        cache.put_body_texts(folder, {uid: body_text(raw)})
     return envelope, body
 
 

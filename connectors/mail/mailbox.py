@@ -3,8 +3,8 @@
 Reading never marks a message read: folders are examined read-only and bodies fetched with
 BODY.PEEK. Removing a message expunges exactly its UIDs (MOVE, or UID EXPUNGE from UIDPLUS),
 never a bare EXPUNGE, which would also erase what another mail program marked \\Deleted.
-The user's words reach the server only as imapclient search criteria, never spliced into
-a command line.
+The user's words reach the server only as imapclient search criteria (`MailQuery`), never
+spliced into a command line.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from datetime import date
 from types import TracebackType
 from typing import Any
 
@@ -26,12 +25,12 @@ from hearth.connectors.mail.errors import (
     MessageNotFound,
     Offline,
 )
-from hearth.connectors.mail.fetched import ENVELOPE_FETCH, envelope, flags
+from hearth.connectors.mail.fetched import ENVELOPE_FETCH, envelope, flags, search_headers
 from hearth.connectors.mail.folders import Folder, FolderState, find_special, listed_folder
 from hearth.connectors.mail.objects import Envelope
+from hearth.connectors.mail.search_query import MailQuery, safe_words
+from hearth.connectors.mail.search_text import SearchHeaders
 
-# IMAP specials that could end a string or open a list or literal: dropped from search text.
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f(){}%*\[\]\"\\]+")
 _COPYUID = re.compile(rb"(\d+) ([\d:,]+) ([\d:,]+)")
 _APPENDUID = re.compile(rb"\[APPENDUID \d+ (\d+)\]", re.IGNORECASE)
 
@@ -48,6 +47,7 @@ class Mailbox:
             client.enable("CONDSTORE")  # EXAMINE then says when anything last changed
         self._selected: tuple[str, bool] | None = None
         self._folders: list[Folder] | None = None
+        self.changed = False  # whether this connection moved, deleted or stored mail
 
     def __enter__(self) -> Mailbox:
         return self
@@ -117,14 +117,36 @@ class Mailbox:
 
     def envelopes(self, folder: str, uids: Sequence[int], *, batch: int = 500) -> list[Envelope]:
         """The headers of the messages `uids` still in `folder`, in UID order."""
+        return [found for found, _ in self.listings(folder, uids, batch=batch)]
+
+    def listings(
+        self, folder: str, uids: Sequence[int], *, batch: int = 500
+    ) -> list[tuple[Envelope, SearchHeaders | None]]:
+        """Each message's envelope and the headers a search compares, in UID order."""
         self._select(folder, readonly=True)
-        found: list[Envelope] = []
+        found: list[tuple[Envelope, SearchHeaders | None]] = []
         ordered = sorted(set(uids))
         for start in range(0, len(ordered), batch):
             with _talking():
                 response = self.client.fetch(ordered[start : start + batch], ENVELOPE_FETCH)
-            found += [envelope(folder, uid, data) for uid, data in sorted(response.items())]
+            found += [
+                (envelope(folder, uid, data), search_headers(data))
+                for uid, data in sorted(response.items())
+            ]
         return found
+
+    def whole(self, folder: str, uids: Sequence[int]) -> dict[int, bytes]:
+        """The messages `uids` still in `folder`, whole; PEEK, so they stay unread."""
+        if not uids:
+            return {}
+        self._select(folder, readonly=True)
+        with _talking():
+            response = self.client.fetch(list(uids), ["BODY.PEEK[]"])
+        return {
+            uid: bytes(value)
+            for uid, data in response.items()
+            if isinstance(value := data.get(b"BODY[]"), bytes)
+        }
 
     def flags(self, folder: str) -> dict[int, tuple[str, ...]]:
         """The flags of every message in `folder`, by UID."""
@@ -151,32 +173,18 @@ class Mailbox:
                 return value
         raise MessageNotFound(f"message {uid} is no longer in {folder}")
 
-    def search(
-        self,
-        folder: str,
-        *,
-        words: str | None = None,
-        sender: str | None = None,
-        since: date | None = None,
-        unread: bool = False,
-    ) -> list[int]:
-        """UIDs of the messages matching every condition given; all of them when none is."""
-        criteria: list[object] = []
-        for key, text in (("TEXT", words), ("FROM", sender)):
-            safe = _safe_words(text)
-            if text and text.strip() and not safe:
-                return []  # only IMAP syntax was asked for, and no message holds that
-            for word in safe:
-                criteria += [key, word]
-        if since is not None:
-            criteria += ["SINCE", since]
-        if unread:
-            criteria.append("UNSEEN")
-        return self._search(folder, criteria or ["ALL"])
+    def search(self, folder: str, query: MailQuery, *, uids: str | None = None) -> list[int]:
+        """UIDs of the messages matching `query`, among the UID set `uids` when given."""
+        if query.impossible:
+            return []  # only IMAP syntax was asked for, and no message holds that
+        criteria = query.criteria()
+        if uids is not None:
+            criteria = ["UID", uids, *([] if criteria == ["ALL"] else criteria)]
+        return self._search(folder, criteria)
 
     def find_message_id(self, folder: str, message_id: str) -> list[int]:
         """UIDs of the messages in `folder` whose Message-ID is exactly `message_id`."""
-        fragments = _safe_words(message_id)
+        fragments = safe_words(message_id)
         if not fragments:
             return []
         candidates = self._search(folder, ["HEADER", "Message-ID", max(fragments, key=len)])
@@ -203,6 +211,7 @@ class Mailbox:
             self._select(destination, readonly=True)  # raises FolderNotFound
         self._select(folder, readonly=False)
         self._pop_copyuid()
+        self.changed = True
         with _talking():
             if self.can_move:
                 self.client.move(list(uids), destination)
@@ -222,6 +231,7 @@ class Mailbox:
             return self.move(folder, uids, trash)
         self._select(folder, readonly=False)
         self._require_uidplus()
+        self.changed = True
         with _talking():
             self.client.add_flags(list(uids), [b"\\Deleted"], silent=True)
             self.client.uid_expunge(list(uids))
@@ -239,6 +249,7 @@ class Mailbox:
 
     def append(self, folder: str, raw: bytes, flags: Sequence[str] = ()) -> int | None:
         """Store a message in `folder`; its UID when the server says (APPENDUID)."""
+        self.changed = True
         try:
             with _talking():
                 answer = self.client.append(folder, raw, flags=list(flags))
@@ -280,10 +291,6 @@ def _uid_set(text: bytes) -> list[int]:
         first, last = int(low), int(high or low)
         uids += range(min(first, last), max(first, last) + 1)
     return uids
-
-
-def _safe_words(text: str | None) -> list[str]:
-    return _UNSAFE.sub(" ", text or "").split()
 
 
 @contextmanager

@@ -1,16 +1,11 @@
 """Untrusted message bytes made into safe values: bounded MIME walking and strict headers.
 
-Nothing here raises. The stdlib feedparser is not used: it recurses per nesting level, checks
-each line against every open boundary and parses parameters in quadratic time (3.11). Parts
-are byte spans of one buffer, found by a linear boundary search and walked iteratively under
-caps and a cooperative deadline. Attachments are listed, never decoded.
+Nothing here raises. Parts are byte spans of one buffer (`mime_parts`), walked iteratively
+under caps and a cooperative deadline. Attachments are listed, never decoded.
 """
 
 from __future__ import annotations
 
-import binascii
-import codecs
-import re
 import time
 import unicodedata
 from collections.abc import Sequence
@@ -18,7 +13,6 @@ from dataclasses import dataclass, field
 from email.message import Message
 
 from hearth.connectors.mail.addresses import (
-    HeaderFields,
     clean_text,
     decode_text,
     header_addresses,
@@ -26,22 +20,27 @@ from hearth.connectors.mail.addresses import (
     read_header_fields,
 )
 from hearth.connectors.mail.concerns import hidden_concern
+from hearth.connectors.mail.mime_parts import (
+    DECODE_ERRORS,
+    MAX_DEPTH,
+    MAX_PARTS,
+    MIME_FIELDS,
+    decode_part,
+    mime_message,
+    part_charset,
+    part_head,
+    split_multipart,
+)
 from hearth.connectors.mail.objects import Attachment, Concern, Envelope, ParsedBody
 from hearth.connectors.mail.rendering import render_html, strip_invisible
 
 MAX_RAW_BYTES = 2_000_000
-MAX_PARTS = 200
-MAX_DEPTH = 16
 MAX_TEXT_CHARS = 100_000
 MAX_FILENAME_CHARS = 200
-MAX_BOUNDARY_CHARS = 200
 
-_MIME_FIELDS = frozenset({"content-type", "content-transfer-encoding", "content-disposition"})
 _ENVELOPE_FIELDS = frozenset(
     {"from", "reply-to", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references"}
 )
-_NOT_BASE64 = re.compile(rb"[^A-Za-z0-9+/]")
-_DECODE_ERRORS = (LookupError, UnicodeError, ValueError, TypeError)
 
 
 @dataclass
@@ -150,15 +149,14 @@ def header_concerns(raw_headers: bytes) -> tuple[Concern, ...]:
 
 def _visit(raw: bytes, start: int, end: int, depth: int, walk: _Walk) -> list[tuple[int, int]]:
     """Handle one part; return the spans of its children to walk next."""
-    head = read_header_fields(raw, start, end, _MIME_FIELDS, walk.problems)
-    message = _mime_message(head)
+    head, message = part_head(raw, start, end, walk.problems)
     content_type = message.get_content_type()
     filename = _filename(message)
     if content_type.startswith("multipart/") and filename is None:
         if depth >= MAX_DEPTH:
             walk.problems.add("parts are nested too deeply, the deepest were not read")
             return []
-        children = _split_multipart(raw, head.body_start, end, message, walk)
+        children = split_multipart(raw, head.body_start, end, message, walk.problems, walk.cuts)
         if content_type == "multipart/alternative" and children:
             return [_preferred(raw, children)]
         return children
@@ -172,8 +170,8 @@ def _visit(raw: bytes, start: int, end: int, depth: int, walk: _Walk) -> list[tu
         size = _encoded_size(raw, head.body_start, end, encoding)
         walk.attachments.append(Attachment(_safe_filename(filename or ""), content_type, size))
         return []
-    charset = _charset(message)
-    text = _decode_part(raw[head.body_start : end], encoding, charset, walk.problems)
+    charset = part_charset(message)
+    text = decode_part(raw[head.body_start : end], encoding, charset, walk.problems)
     if content_type == "text/html":
         rendered = render_html(text)
         walk.hidden_chars += rendered.hidden_chars
@@ -185,54 +183,10 @@ def _visit(raw: bytes, start: int, end: int, depth: int, walk: _Walk) -> list[tu
     return []
 
 
-def _mime_message(head: HeaderFields) -> Message:
-    message = Message()
-    for name in ("content-type", "content-disposition"):
-        value = head.first(name)
-        if value:
-            message[name] = clean_text(value, 2_000)
-    return message
-
-
-def _split_multipart(
-    raw: bytes, start: int, end: int, message: Message, walk: _Walk
-) -> list[tuple[int, int]]:
-    """The child spans between boundary lines; preamble and epilogue are dropped."""
-    boundary = message.get_boundary()
-    if not boundary or len(boundary) > MAX_BOUNDARY_CHARS:
-        walk.problems.add("a multipart section has no usable boundary")
-        return []
-    delimiter = re.compile(
-        rb"^--" + re.escape(boundary.encode("utf-8", "replace")) + rb"(--)?[ \t]*\r?$", re.M
-    )
-    spans: list[tuple[int, int]] = []
-    part_start: int | None = None
-    for found in delimiter.finditer(raw, start, end):
-        if part_start is not None:
-            part_end = found.start()
-            # The line break before a delimiter belongs to the delimiter, not the part.
-            if raw[part_end - 1 : part_end] == b"\n":
-                part_end -= 2 if raw[part_end - 2 : part_end - 1] == b"\r" else 1
-            spans.append((part_start, max(part_start, part_end)))
-            if len(spans) > MAX_PARTS:
-                walk.cuts.add(f"it has more than {MAX_PARTS} parts")
-                return spans
-        if found.group(1):
-            return spans
-        newline = raw.find(b"\n", found.end(), end)
-        part_start = end if newline == -1 else newline + 1
-    if part_start is None:
-        walk.problems.add("a multipart section has no parts")
-    else:
-        walk.problems.add("a multipart section never ends")
-        spans.append((part_start, end))
-    return spans
-
-
 def _preferred(raw: bytes, children: list[tuple[int, int]]) -> tuple[int, int]:
     """In multipart/alternative: plain text first, else HTML, else the last (richest) one."""
     types = [
-        _mime_message(read_header_fields(raw, s, e, _MIME_FIELDS, set())).get_content_type()
+        mime_message(read_header_fields(raw, s, e, MIME_FIELDS, set())).get_content_type()
         for s, e in children
     ]
     for wanted in ("text/plain", "text/html"):
@@ -241,36 +195,10 @@ def _preferred(raw: bytes, children: list[tuple[int, int]]) -> tuple[int, int]:
     return children[-1]
 
 
-def _decode_part(data: bytes, encoding: str, charset: str, problems: set[str]) -> str:
-    if encoding == "base64":
-        try:
-            data = binascii.a2b_base64(data)
-        except binascii.Error:
-            problems.add("some encoded text is damaged")
-            letters = _NOT_BASE64.sub(b"", data)
-            data = binascii.a2b_base64(letters[: len(letters) // 4 * 4])
-    elif encoding == "quoted-printable":
-        data = binascii.a2b_qp(data)
-    try:
-        codecs.lookup(charset)
-        return data.decode(charset, "replace")
-    except _DECODE_ERRORS:
-        problems.add("a part uses an unknown character set")
-        return data.decode("utf-8", "replace")
-
-
-def _charset(message: Message) -> str:
-    try:
-        charset = message.get_content_charset("utf-8")
-    except _DECODE_ERRORS:
-        charset = "utf-8"
-    return charset or "utf-8"
-
-
 def _filename(message: Message) -> str | None:
     try:
         name = message.get_filename()
-    except _DECODE_ERRORS:
+    except DECODE_ERRORS:
         return "unreadable name"
     return None if name is None else str(name)
 

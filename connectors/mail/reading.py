@@ -1,14 +1,16 @@
 """The mail tools that only look: list, search and read. Nothing is ever marked read.
 
-Listings come from the cache after a quick sync of the folder, so they work offline too. A
-message body is fetched with BODY.PEEK, parsed under size and time limits, rendered to text
-without what its sender hid, and cached. Its text reaches the model fenced as untrusted.
+Listings come from the cache after a quick sync of the folder, so they work offline too.
+Searches are answered by the cache where a sync covered the folder, by the server for the
+rest (`searching`). A message body is fetched with BODY.PEEK, parsed under size and time
+limits, rendered to text without what its sender hid, and cached. Its text reaches the model
+fenced as untrusted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, datetime
 
 from hearth import tool
 from hearth.connectors.mail.account import MailAccount
@@ -18,6 +20,8 @@ from hearth.connectors.mail.fetching import fetch
 from hearth.connectors.mail.ids import message_id, parse_message_id, parse_since
 from hearth.connectors.mail.objects import Envelope
 from hearth.connectors.mail.results import AttachmentItem, MessageItem, MessageList, MessageText
+from hearth.connectors.mail.search_query import MailQuery
+from hearth.connectors.mail.searching import search_mail
 
 LIST_LIMIT = 50
 
@@ -64,33 +68,27 @@ class ReadingTools:
         limit: int = 20,
         page: int = 1,
     ) -> MessageList:
-        """Find messages containing all the words, on the server and in the local cache.
+        """Find messages whose sender, recipients, subject or text contain all the words.
 
         Args:
             words: Words to look for, e.g. invoice march.
-            folder: Only this folder; without it, INBOX on the server and every cached folder.
+            folder: Only this folder; without it, every folder.
             sender: Only messages whose sender contains this.
-            since: Only messages from this day on: YYYY-MM-DD, today or '3 days'.
+            since: Only messages received from this day on: YYYY-MM-DD, today or '3 days'.
             limit: At most this many (up to 50).
             page: Which page of a long result to read (1 is the first).
         """
-        day = parse_since(since, date.today())
-        cache, note = self.account.cache, None
-        try:
-            with self.account.mailbox() as mailbox:
-                where = folder or "INBOX"
-                uids = mailbox.search(where, words=words, sender=sender, since=day)
-                missing = [uid for uid in uids if cache.envelope(where, uid) is None]
-                cache.put_envelopes(mailbox.envelopes(where, missing[-LIST_LIMIT:]))
-                server = [e for uid in uids if (e := cache.envelope(where, uid)) is not None]
-        except Offline as offline:
-            server, note = [], f"Offline, so only the cache was searched: {offline}"
-        local = cache.search(words, folder=folder, limit=LIST_LIMIT)
-        merged = {(e.folder, e.uid): e for e in [*server, *local]}.values()
-        chosen = [e for e in merged if _from(e, sender) and (day is None or _on_or_after(e, day))]
-        chosen.sort(key=lambda e: e.date.timestamp() if e.date else 0, reverse=True)
+        query = MailQuery.of(words, sender, parse_since(since, date.today()))
+        cache = self.account.cache
+        folders = [folder] if folder else sorted({*cache.folders(), "INBOX"})
+        fresh_s = self.account.public_settings().sync_minutes * 60
+        found = search_mail(self.account, query, folders, limit=_limit(limit), fresh_s=fresh_s)
         return MessageList(
-            folder=folder or "all", messages=self._items(chosen[: _limit(limit)]), note=note
+            folder=folder or "all",
+            messages=self._items(found.envelopes),
+            note=found.note,
+            source=found.source,
+            as_of=_moment(found.as_of),
         ).paged(page)
 
     @tool(effect="read", name="mail.read", keywords=("read", "open", "show", "says"))
@@ -129,7 +127,8 @@ class ReadingTools:
 
     def _refresh(self, folder: str) -> str | None:
         try:
-            self.account.sync([folder])
+            # Bodies wait for the background sync: a listing needs only the headers.
+            self.account.sync([folder], bodies=False)
         except Offline as offline:
             return f"Offline: listed from the cache. {offline}"
         return None
@@ -156,9 +155,8 @@ def _limit(limit: int) -> int:
     return min(limit, LIST_LIMIT)
 
 
-def _from(envelope: Envelope, sender: str | None) -> bool:
-    return not sender or sender.lower() in str(envelope.sender or "").lower()
-
-
-def _on_or_after(envelope: Envelope, day: date) -> bool:
-    return envelope.date is None or envelope.date.date() >= day
+def _moment(seconds: float | None) -> str | None:
+    """A time as the model and the card read it: local, to the minute."""
+    if seconds is None:
+        return None
+    return datetime.fromtimestamp(seconds).isoformat(sep=" ", timespec="minutes")

@@ -8,6 +8,8 @@ first, as warning lines. Every outside string in a summary is escaped as `hearth
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pydantic
 
 from hearth import ToolResult, list_summary, shown
@@ -25,7 +27,7 @@ class Result(ToolResult):
     """Base of the mail results: frozen, and optional fields omitted while empty."""
 
     omitted_when_empty = frozenset(
-        {"note", "concerns", "reply_to", "cc", "bcc", "attachments", "flags"}
+        {"note", "concerns", "reply_to", "cc", "bcc", "attachments", "flags", "source", "as_of"}
     )
 
 
@@ -45,16 +47,29 @@ class MessageItem(Result):
 
 
 class MessageList(Result):
+    """Messages of a listing or a search; a search says who answered (`source`: cache,
+    server, or cache and server) and as of when (`as_of`, the cache's last sync)."""
+
     folder: str
     messages: list[MessageItem]
     note: str | None = None
+    source: Literal["cache", "server", "cache and server"] | None = None
+    as_of: str | None = None
 
     def summary(self) -> str:
         folder = shown(self.folder)
         names = [message.summary() for message in self.messages]
         listed = list_summary(names, f"message in {folder}", f"messages in {folder}")
         concerns = [concern for message in self.messages for concern in message.concerns]
-        return "\n".join([*_warnings(concerns), listed])
+        return "\n".join([*_warnings(concerns), listed, *self._answered()])
+
+    def _answered(self) -> list[str]:
+        if self.source is None:
+            return []
+        when = f", as of {shown(self.as_of)}" if self.as_of and self.source != "server" else ""
+        if self.source == "cache and server":
+            return [f"Searched the cache{when}, and the server for the rest"]
+        return [f"Searched the {self.source}{when}"]
 
 
 class AttachmentItem(Result):

@@ -110,6 +110,7 @@ def _deliver(account: MailAccount, message_id: str) -> SendOutcome:
         with contextlib.suppress(smtplib.SMTPException, OSError):
             client.quit()
     account.outbox.mark(message_id, "sent")
+    account.changed_at = account.clock()  # a server may file its own copy in Sent
     return file_copy(account, message_id)
 
 

@@ -5,13 +5,20 @@ everything cached of the folder is dropped and fetched anew. Otherwise the heade
 not cached yet (those above the highest cached, normally) are fetched, flags are refreshed
 for all, and what the server no longer has is removed. A server with CONDSTORE says when
 nothing changed at all, and then the sync costs one EXAMINE.
+
+A folder synced to the end is recorded with the UIDNEXT its EXAMINE gave and the time: a
+search answers from the cache for every UID below it (`searching`). Bodies are indexed after,
+apart (`indexing.index_bodies`), as they take far longer.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hearth.connectors.mail.cache import MailCache
+from hearth.connectors.mail.indexing import index_headers
 from hearth.connectors.mail.mailbox import Mailbox
 
 
@@ -26,7 +33,14 @@ class SyncReport:
     reset: bool
 
 
-def sync_folder(mailbox: Mailbox, cache: MailCache, folder: str, *, batch: int = 500) -> SyncReport:
+def sync_folder(
+    mailbox: Mailbox,
+    cache: MailCache,
+    folder: str,
+    *,
+    batch: int = 500,
+    clock: Callable[[], float] = time.time,
+) -> SyncReport:
     state = mailbox.examine(folder)
     special_use = mailbox.special_use_of(folder)
     cached = cache.folder_state(folder)
@@ -35,8 +49,9 @@ def sync_folder(mailbox: Mailbox, cache: MailCache, folder: str, *, batch: int =
         cache.reset_folder(folder, state.uidvalidity, special_use=special_use)
     else:
         cache.set_special_use(folder, special_use)
-    if state.highestmodseq and cache.same_state(folder, state):
+    if state.highestmodseq and cache.same_state(folder, state) and not cache.pending(folder)[0]:
         # CONDSTORE: the same UIDNEXT, count and change counter mean nothing moved at all.
+        cache.remember_state(folder, state, synced_at=clock())
         return SyncReport(folder, 0, 0, 0, False)
 
     server_flags = mailbox.flags(folder) if state.exists else {}
@@ -55,17 +70,20 @@ def sync_folder(mailbox: Mailbox, cache: MailCache, folder: str, *, batch: int =
     new = sorted(server_flags.keys() - known.keys())
     added = 0
     for start in range(0, len(new), batch):
-        envelopes = mailbox.envelopes(folder, new[start : start + batch], batch=batch)
-        cache.put_envelopes(envelopes)
-        added += len(envelopes)
-    cache.remember_state(folder, state)
+        listed = mailbox.listings(folder, new[start : start + batch], batch=batch)
+        cache.put_listed(listed)
+        added += len(listed)
+    index_headers(mailbox, cache, folder, batch=batch)  # of those cached before they were
+    cache.remember_state(folder, state, synced_at=clock())
     return SyncReport(folder, added, len(gone), len(changed), reset)
 
 
-def sync_all(mailbox: Mailbox, cache: MailCache) -> list[SyncReport]:
+def sync_all(
+    mailbox: Mailbox, cache: MailCache, *, clock: Callable[[], float] = time.time
+) -> list[SyncReport]:
     """Sync every selectable folder, and forget cached folders the server no longer has."""
     folders = [folder for folder in mailbox.folders() if folder.selectable]
     names = {folder.name for folder in folders}
     for stale in set(cache.folders()) - names:
         cache.forget_folder(stale)
-    return [sync_folder(mailbox, cache, folder.name) for folder in folders]
+    return [sync_folder(mailbox, cache, folder.name, clock=clock) for folder in folders]

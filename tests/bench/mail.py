@@ -6,14 +6,17 @@ min in ms over --repeats runs, with the ratio server / cache:
 - listing the newest 50: from the cache (`MailCache.envelopes`), from the server (EXAMINE,
   UID SEARCH ALL, ENVELOPE fetch of the highest 50 UIDs via `Mailbox`), and the `mail.list`
   tool, which syncs the folder first and then reads the cache;
-- searching for a word in 1 % of the subjects: cache FTS (`MailCache.search`) against IMAP
-  SEARCH TEXT plus the envelopes of the newest 50 hits; and the `mail.search` tool (both);
-- searching for one sender's address: the cache's sender filter (as mail.list uses) and its
-  FTS, against IMAP SEARCH FROM plus the envelopes of the newest 50 hits.
+- searching for a word in 1 % of the subjects, for a word in nearly every body, for one
+  sender's address, and for mail since a day: the cache's index alone (`MailCache.search`),
+  the server (IMAP SEARCH with the tool's criteria plus the envelopes of the newest 50 hits:
+  what `mail.search` did before it asked the cache), and the `mail.search` tool, which the
+  cache now answers (`answered_by`); `tool_same_as_server` compares the newest 50 found;
+- the sender search also through the cache's listing filter (as mail.list uses).
 The server paths each open a connection and log in, as Hearth does for every IMAP
 conversation; `connect_login` says how much of that is the TLS handshake and LOGIN.
-Also: the initial sync of INBOX into the empty cache (once), a sync with nothing new, and a
-sync after another client appended 10 messages.
+Also: the initial sync of INBOX into the empty cache (once; headers, then the bodies indexed
+for search, and the cache file's size after), a sync with nothing new, and a sync after
+another client appended 10 messages.
 
 Loading is not measured: the messages are written straight into Dovecot's maildir, and the
 first SELECT, where Dovecot indexes them, is timed on its own (`fill`).
@@ -47,8 +50,19 @@ from hearth import SettingsStore
 from hearth.connectors.evaluation.servers.dovecot import ADDRESS, DovecotServer
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.connector import MailConnector
+from hearth.connectors.mail.search_query import MailQuery
 from hearth.connectors.mail.settings import MailSettings
-from tests.bench.mail_data import FOLDER, GeneratedMailbox, fill, generate, new_messages
+from tests.bench.mail_data import (
+    COMMON_WORD,
+    FOLDER,
+    GeneratedMailbox,
+    fill,
+    generate,
+    new_messages,
+    since_day,
+    trust,
+    use_secure_keyring,
+)
 from tests.connectors.mail.kit import run
 
 NEWEST = 50
@@ -56,32 +70,13 @@ NEW_MESSAGES = 10
 NOTES = [
     "server paths include connecting and logging in (TLS over loopback), as every Hearth IMAP "
     "conversation opens its own connection; connect_login_ms is that part alone",
-    "Dovecot here has no full-text index plugin: SEARCH TEXT reads every message file",
-    "the cache's FTS covers subjects, people and the bodies read so far; the searched word is "
-    "only in subjects, so both sides should find the same messages (see *_hits)",
+    "Dovecot here has no full-text index plugin: a SEARCH for words reads every message file",
+    "mail.search looks for words in From, To, Cc, Subject and the body, substrings as Dovecot "
+    "compares them; the cache holds that text for every synced message (trigram FTS5), so "
+    "both sides find the same messages (see *hits and tool_same_as_server)",
     "mail.list and every sync fetch the flags of all messages to see changes made elsewhere",
     "initial_sync_s includes Dovecot filling its own header cache on first fetch",
 ]
-
-
-def use_secure_keyring(folder: Path) -> None:
-    """An encrypted file keyring, as the tests' `secure_keyring` fixture sets one up."""
-    import keyring
-    from keyrings.cryptfile.cryptfile import CryptFileKeyring  # type: ignore[import-untyped]
-
-    backend = CryptFileKeyring()
-    backend.time_cost, backend.memory_cost = 1, 1024  # a cheaper KDF; same encryption
-    backend.file_path = str(folder / "keyring.cfg")
-    backend.keyring_key = "bench master key"
-    keyring.set_keyring(backend)
-
-
-def trust(ca: trustme.CA, scratch: Path) -> None:
-    """Make new default SSL contexts trust the test CA, as the `trust_mail_ca` fixture does."""
-    bundle = scratch / "mail-ca.pem"
-    ca.cert_pem.write_to_path(str(bundle))
-    os.environ["SSL_CERT_FILE"] = str(bundle)
-    os.environ.pop("SSL_CERT_DIR", None)
 
 
 def open_account(server: DovecotServer, scratch: Path) -> MailAccount:
@@ -117,12 +112,10 @@ def server_listing(account: MailAccount, connects: list[float]) -> list[int]:
     return [found.uid for found in newest]
 
 
-def server_search(
-    account: MailAccount, *, words: str | None = None, sender: str | None = None
-) -> tuple[int, list[int]]:
+def server_search(account: MailAccount, query: MailQuery) -> tuple[int, list[int]]:
     """All hits' UIDs by IMAP SEARCH, then the envelopes of the newest NEWEST of them."""
     with account.mailbox() as mailbox:
-        uids = mailbox.search(FOLDER, words=words, sender=sender)
+        uids = mailbox.search(FOLDER, query)
         found = mailbox.envelopes(FOLDER, uids[-NEWEST:])
     return len(uids), [envelope.uid for envelope in found]
 
@@ -142,63 +135,85 @@ def compare(runs: dict[str, list[float]], cache_key: str) -> dict[str, Any]:
     return report
 
 
+def measure_search(
+    account: MailAccount, repeats: int, query: MailQuery, arguments: dict[str, object]
+) -> dict[str, Any]:
+    """One search three ways, interleaved: the cache's index, the server, the tool."""
+    connector = MailConnector(account)
+    runs: dict[str, list[float]] = {"cache_fts": [], "server": [], "tool_mail_search": []}
+    for _ in range(repeats):
+        elapsed, cached = timed(lambda: account.cache.search(query, FOLDER, limit=NEWEST))
+        runs["cache_fts"].append(elapsed)
+        elapsed, (server_hits, server_newest) = timed(lambda: server_search(account, query))
+        runs["server"].append(elapsed)
+        elapsed, tool = timed(lambda: run(connector, "mail.search", limit=NEWEST, **arguments))
+        runs["tool_mail_search"].append(elapsed)
+    everything = account.cache.search(query, FOLDER, limit=10**6)
+    tool_uids = {int(message.id.rpartition("/")[2]) for message in tool.messages}
+    before, after = (statistics.median(runs[way]) for way in ("server", "tool_mail_search"))
+    return {
+        **compare(runs, "cache_fts"),
+        "server_over_tool_mail_search_median": round(before / after, 1),
+        "answered_by": tool.source,
+        "hits": {"cache": len(everything), "server": server_hits},
+        "tool_same_as_server": tool_uids == set(server_newest),
+        "cache_same_as_server": {e.uid for e in cached} == set(server_newest),
+    }
+
+
 def measure_reads(account: MailAccount, mailbox: GeneratedMailbox, repeats: int) -> dict[str, Any]:
     connector = MailConnector(account)
-    cache, word, sender = account.cache, mailbox.rare_word, mailbox.searched_sender
-    names = ("listing", "word_search", "sender_search")
-    runs: dict[str, dict[str, list[float]]] = {name: {} for name in names}
+    cache, sender = account.cache, mailbox.searched_sender
+    runs: dict[str, list[float]] = {}
     connects: list[float] = []
     seen: dict[str, Any] = {}
 
-    def note(name: str, way: str, action: Callable[[], object]) -> Any:
+    def note(way: str, action: Callable[[], object]) -> Any:
         elapsed, result = timed(action)
-        runs[name].setdefault(way, []).append(elapsed)
+        runs.setdefault(way, []).append(elapsed)
         return result
 
     for _ in range(repeats):  # interleaved, so drift in machine load hits every way alike
-        listed = note("listing", "cache", lambda: cache.envelopes(FOLDER, limit=NEWEST))
+        listed = note("cache", lambda: cache.envelopes(FOLDER, limit=NEWEST))
         seen["listing_cache_uids"] = {e.uid for e in listed}
-        uids = note("listing", "server", lambda: server_listing(account, connects))
+        uids = note("server", lambda: server_listing(account, connects))
         seen["listing_server_uids"] = set(uids)
-        note("listing", "tool_mail_list", lambda: run(connector, "mail.list", limit=NEWEST))
-
-        note("word_search", "cache_fts", lambda: cache.search(word, folder=FOLDER))
-        hits = note("word_search", "server", lambda: server_search(account, words=word))
-        seen["word_server_hits"] = hits[0]
-        note("word_search", "tool_mail_search", lambda: run(connector, "mail.search", words=word))
-
-        note(
-            "sender_search",
-            "cache_filter",
-            lambda: cache.envelopes(FOLDER, sender=sender, limit=NEWEST),
-        )
-        note("sender_search", "cache_fts", lambda: cache.search(sender, folder=FOLDER))
-        hits = note("sender_search", "server", lambda: server_search(account, sender=sender))
-        seen["sender_server_hits"] = hits[0]
-
-    all_word = len(cache.search(word, folder=FOLDER, limit=10**6))
-    all_sender = len(cache.envelopes(FOLDER, sender=sender, limit=10**6))
-    all_sender_fts = len(cache.search(sender, folder=FOLDER, limit=10**6))
+        note("tool_mail_list", lambda: run(connector, "mail.list", limit=NEWEST))
     same_newest = len(seen["listing_cache_uids"] & seen["listing_server_uids"])
+    day = since_day(mailbox)
+    sender_search = measure_search(
+        account, repeats, MailQuery.of(sender=sender), {"words": "", "sender": sender}
+    )
+    filtered = [
+        timed(lambda: cache.envelopes(FOLDER, sender=sender, limit=NEWEST))[0]
+        for _ in range(repeats)
+    ]
     return {
         "connect_login": summary(connects),
         "listing_newest_50": {
-            **compare(runs["listing"], "cache"),
+            **compare(runs, "cache"),
             "same_messages_cache_and_server": same_newest,
         },
         "word_search": {
-            "word": word,
-            **compare(runs["word_search"], "cache_fts"),
-            "hits": {"cache": all_word, "server": seen["word_server_hits"]},
+            "word": mailbox.rare_word,
+            **measure_search(
+                account, repeats, MailQuery.of(mailbox.rare_word), {"words": mailbox.rare_word}
+            ),
+        },
+        "common_word_search": {
+            "word": COMMON_WORD,
+            **measure_search(account, repeats, MailQuery.of(COMMON_WORD), {"words": COMMON_WORD}),
         },
         "sender_search": {
             "sender": sender,
-            **compare(runs["sender_search"], "cache_filter"),
-            "hits": {
-                "cache_filter": all_sender,
-                "cache_fts": all_sender_fts,
-                "server": seen["sender_server_hits"],
-            },
+            **sender_search,
+            "cache_filter": summary(filtered),
+        },
+        "since_search": {
+            "since": day.isoformat(),
+            **measure_search(
+                account, repeats, MailQuery.of(since=day), {"words": "", "since": day.isoformat()}
+            ),
         },
     }
 
@@ -235,8 +250,10 @@ def measure(scratch: Path, options: argparse.Namespace) -> dict[str, Any]:
     try:
         loading = fill(server, mailbox)
         account = open_account(server, scratch)
-        initial_ms, reports = timed(lambda: account.sync([FOLDER]))
+        initial_ms, reports = timed(lambda: account.sync([FOLDER], bodies=False))
+        bodies_ms, _ = timed(lambda: account.sync([FOLDER]))
         cached = len(account.cache.uids(FOLDER))
+        cache_mb = sum(p.stat().st_size for p in account.cache.path.parent.glob("cache.sqlite*"))
         reads = measure_reads(account, mailbox, options.repeats)
         syncs = measure_syncs(account, server, options.repeats, options.messages)
         account.stop()
@@ -263,7 +280,9 @@ def measure(scratch: Path, options: argparse.Namespace) -> dict[str, Any]:
         "initial_sync": {
             "seconds": round(initial_ms / 1000, 2),
             "messages_per_s": round(reports[0].added / (initial_ms / 1000)),
+            "bodies_indexed_s": round(bodies_ms / 1000, 2),
             "cached_after": cached,
+            "cache_file_mb": round(cache_mb / 1e6, 1),
         },
         "incremental_sync": syncs,
         **reads,

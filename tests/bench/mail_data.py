@@ -4,9 +4,10 @@ About 300 senders, a few of them writing most of the mail (as newsletters and co
 some with non-ASCII names (RFC 2047 encoded); subjects from word lists, a fifth of them
 replies; bodies of 1-3 KB of plain text, one in five also as HTML (multipart/alternative);
 dates spread over two years in several time zones, oldest first. Exactly 1 % of the messages
-carry RARE_WORD in their subject, and no other header or body holds it, so a server search
-(which reads bodies too) and the cache's (subjects, people) should find the same messages.
-Same seed, same bytes. `fill` writes them straight into a test Dovecot's maildir.
+carry RARE_WORD in their subject, and no other header or body holds it; COMMON_WORD is in
+nearly every body. Same seed, same bytes. `fill` writes them straight into a test Dovecot's
+maildir, each file's time (Dovecot's INTERNALDATE) its message's date. Also the set-up the
+benchmark shares with the tests' fixtures: a secure keyring and trust in the test CA.
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ import ssl
 import time
 import unicodedata
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from email.utils import format_datetime, formataddr
+from pathlib import Path
 
 import imapclient
+import trustme
 
 from hearth.connectors.evaluation.servers.dovecot import DovecotServer
 from hearth.connectors.evaluation.servers.dovecot_config import MAIL_GID, MAIL_UID
 
 FOLDER = "INBOX"
 RARE_WORD = "invoice"  # no other generated word contains it
+COMMON_WORD = "schedule"  # one of BODY_WORDS: a body of 1-3 KB almost always holds it
 LAST_DATE = datetime(2025, 6, 30, 18, 0, tzinfo=UTC)
 SPAN = timedelta(days=730)
 OWNER = ("Ann", "ann@example.org")
@@ -151,6 +155,31 @@ def new_messages(first_number: int, count: int, after: datetime, seed: int = 7) 
     ]
 
 
+def use_secure_keyring(folder: Path) -> None:
+    """An encrypted file keyring, as the tests' `secure_keyring` fixture sets one up."""
+    import keyring
+    from keyrings.cryptfile.cryptfile import CryptFileKeyring  # type: ignore[import-untyped]
+
+    backend = CryptFileKeyring()
+    backend.time_cost, backend.memory_cost = 1, 1024  # a cheaper KDF; same encryption
+    backend.file_path = str(folder / "keyring.cfg")
+    backend.keyring_key = "bench master key"
+    keyring.set_keyring(backend)
+
+
+def trust(ca: trustme.CA, scratch: Path) -> None:
+    """Make new default SSL contexts trust the test CA, as the `trust_mail_ca` fixture does."""
+    bundle = scratch / "mail-ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    os.environ["SSL_CERT_FILE"] = str(bundle)
+    os.environ.pop("SSL_CERT_DIR", None)
+
+
+def since_day(mailbox: GeneratedMailbox) -> date:
+    """A day about 2 % of the mail was received on or after (in UTC, the test server's zone)."""
+    return mailbox.messages[len(mailbox.messages) * 98 // 100].when.astimezone(UTC).date()
+
+
 def patient_client(server: DovecotServer) -> imapclient.IMAPClient:
     """A logged-in client with a long timeout, for Dovecot's first look at a full maildir."""
     context = ssl.create_default_context()
@@ -174,6 +203,7 @@ def fill(server: DovecotServer, mailbox: GeneratedMailbox) -> dict[str, float]:
         name = f"{int(message.when.timestamp())}.M{number:06d}P1.bench,S={len(message.raw)}"
         path = cur / f"{name}:2,{message.flags}"
         path.write_bytes(message.raw)
+        os.utime(path, (message.when.timestamp(), message.when.timestamp()))
         os.chown(path, MAIL_UID, MAIL_GID)
     written = time.perf_counter()
     client = patient_client(server)

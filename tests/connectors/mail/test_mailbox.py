@@ -11,6 +11,7 @@ from hearth.connectors.evaluation.servers.dovecot import DovecotServer, message
 from hearth.connectors.mail.errors import FolderNotFound, MessageNotFound
 from hearth.connectors.mail.imap import open_imap
 from hearth.connectors.mail.mailbox import Mailbox
+from hearth.connectors.mail.search_query import MailQuery
 from tests.connectors.mail.test_imap import settings_for
 
 
@@ -82,19 +83,44 @@ def test_search(dovecot: DovecotServer, mailbox: Mailbox) -> None:
     pie = dovecot.append("INBOX", message("Apple pie recipe", body="cinnamon"), ["\\Seen"])
     bill = dovecot.append("INBOX", message("Invoice", sender="Carol <carol@shop.example>"))
     umlaut = dovecot.append("INBOX", message("Grüße", body="Käsekuchen"))
-    assert mailbox.search("INBOX", words="apple cinnamon") == [pie]
-    assert mailbox.search("INBOX", sender="carol@shop") == [bill]
-    assert mailbox.search("INBOX", unread=True) == [bill, umlaut]
-    assert mailbox.search("INBOX", words="Käsekuchen") == [umlaut]
-    assert mailbox.search("INBOX", since=date.today() - timedelta(days=1)) == [pie, bill, umlaut]
-    assert mailbox.search("INBOX", since=date.today() + timedelta(days=2)) == []
-    assert mailbox.search("INBOX") == [pie, bill, umlaut]
+
+    def search(**asked: object) -> list[int]:
+        return mailbox.search("INBOX", MailQuery.of(**asked))  # type: ignore[arg-type]
+
+    assert search(words="apple cinnamon") == [pie]
+    assert search(sender="carol@shop") == [bill]
+    assert search(unread=True) == [bill, umlaut]
+    assert search(words="Käsekuchen") == [umlaut]
+    assert search(since=date.today() - timedelta(days=1)) == [pie, bill, umlaut]
+    assert search(since=date.today() + timedelta(days=2)) == []
+    assert search() == [pie, bill, umlaut]
     # IMAP syntax in the user's words stays words: no injected criteria, no broken command.
     for hostile in ['zq" OR ALL "', "zq) OR (ALL", "zq {5}", "zq\r\nA1 DELETE INBOX", "*"]:
-        assert mailbox.search("INBOX", words=hostile) == []
-    assert mailbox.search("INBOX", words="pie") == [pie]  # the connection is still in step
+        assert search(words=hostile) == []
+    assert search(words="pie") == [pie]  # the connection is still in step
+    assert mailbox.search("INBOX", MailQuery.of("e"), uids=f"{bill}:*") == [bill, umlaut]
     assert dovecot.uids("INBOX") == [pie, bill, umlaut]
     assert "INBOX" in [folder.name for folder in mailbox.folders()]
+
+
+def test_words_are_looked_for_in_people_subject_and_body_only(
+    dovecot: DovecotServer, mailbox: Mailbox
+) -> None:
+    raw = message(
+        "Quarterly figures",
+        body="See the spreadsheet.",
+        sender="Dora Dahl <dora@north.example>",
+        to="Team <team@south.example>",
+        Cc="Eli <eli@west.example>",
+        Message_ID="<zebra@east.example>",
+        X_Note="walrus",
+    )
+    uid = dovecot.append("INBOX", raw)
+    for word in ("dahl", "north", "south", "west", "terly", "spreadsheet"):
+        assert mailbox.search("INBOX", MailQuery.of(word)) == [uid], word
+    for word in ("zebra", "east", "walrus"):  # other headers are not searched
+        assert mailbox.search("INBOX", MailQuery.of(word)) == [], word
+    assert mailbox.search("INBOX", MailQuery.of(sender="south")) == []
 
 
 def test_find_message_id(dovecot: DovecotServer, mailbox: Mailbox) -> None:

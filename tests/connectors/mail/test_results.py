@@ -48,3 +48,18 @@ def test_a_message_sends_and_changes_say_what_they_are() -> None:
     assert summary_of(sent) == "Queued to send to a@example.org"
     moved = MessagesChanged(action="moved", ids=["INBOX/1", "INBOX/2"], destination="Archive")
     assert summary_of(moved) == "2 messages: moved to Archive"
+
+
+def test_a_search_says_who_answered_and_as_of_when() -> None:
+    found = [item("Invoice")]
+    cached = MessageList(folder="all", messages=found, source="cache", as_of="2026-12-06 14:05")
+    assert summary_of(cached) == (
+        "1 message in all: Invoice\nSearched the cache, as of 2026-12-06 14:05"
+    )
+    both = cached.model_copy(update={"source": "cache and server"})
+    assert summary_of(both).endswith(", and the server for the rest")
+    served = cached.model_copy(update={"source": "server"})
+    assert summary_of(served).endswith("\nSearched the server")
+    assert cached.model_dump()["source"] == "cache"  # the model reads it too
+    listing = MessageList(folder="INBOX", messages=found)
+    assert "source" not in listing.model_dump() and "Searched" not in summary_of(listing)

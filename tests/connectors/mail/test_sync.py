@@ -7,8 +7,12 @@ from pathlib import Path
 from hearth.connectors.evaluation.servers.dovecot import DovecotServer, message
 from hearth.connectors.mail.cache import MailCache
 from hearth.connectors.mail.imap import open_imap
+from hearth.connectors.mail.indexing import index_bodies
 from hearth.connectors.mail.mailbox import Mailbox
-from hearth.connectors.mail.objects import ParsedBody
+from hearth.connectors.mail.objects import Envelope, ParsedBody
+from hearth.connectors.mail.parsing import MAX_RAW_BYTES
+from hearth.connectors.mail.search_query import MailQuery
+from hearth.connectors.mail.search_text import fold
 from hearth.connectors.mail.sync import SyncReport, sync_all, sync_folder
 from tests.connectors.mail.test_imap import settings_for
 
@@ -56,7 +60,7 @@ def test_sync_all_records_special_uses_and_contacts(dovecot: DovecotServer, tmp_
         "Junk": 0,
     }
     assert cache.known_addresses() == {"zed@example.net"}
-    assert [e.subject for e in cache.search("zed")] == ["Hi"]
+    assert [e.subject for e in cache.search(MailQuery.of(sender="ann@"), "Sent")] == ["Hi"]
 
 
 def test_a_new_uidvalidity_drops_and_refills_the_folder(
@@ -70,6 +74,8 @@ def test_a_new_uidvalidity_drops_and_refills_the_folder(
     old_validity = cache.folder_state("INBOX")[0]  # type: ignore[index]
     (one,) = [e for e in cache.envelopes("INBOX") if e.subject == "One"]
     cache.put_body("INBOX", one.uid, ParsedBody("stale body"))
+    cache.put_body_texts("INBOX", {one.uid: fold("stale body")})
+    assert [e.uid for e in cache.search(MailQuery.of("stale"), "INBOX")] == [one.uid]
 
     dovecot.reset_uidvalidity("INBOX")
     with connect(dovecot) as mailbox:
@@ -80,7 +86,7 @@ def test_a_new_uidvalidity_drops_and_refills_the_folder(
     assert state[0] == dovecot.uidvalidity("INBOX")
     assert cache.uids("INBOX") == set(dovecot.uids("INBOX"))
     assert {e.subject for e in cache.envelopes("INBOX")} == {"One", "Two"}
-    assert cache.search("stale") == []
+    assert cache.search(MailQuery.of("stale"), "INBOX") == []
     assert all(cache.body("INBOX", uid) is None for uid in cache.uids("INBOX"))
 
 
@@ -103,3 +109,42 @@ def test_with_condstore_an_unchanged_folder_costs_one_examine_and_a_flag_change_
             other.add_flags([uid], ["\\Flagged"])
         assert sync_folder(mailbox, cache, "INBOX").flags_changed == 1
     assert "\\Flagged" in cache.envelope("INBOX", uid).flags  # type: ignore[union-attr]
+
+
+def test_a_sync_records_how_far_the_cache_answers_and_indexes_bodies_apart(
+    dovecot: DovecotServer, tmp_path: Path
+) -> None:
+    cache = MailCache(tmp_path / "mail.sqlite")
+    words = MailQuery.of("kiwi")
+    first = dovecot.append("INBOX", message("First", body="kiwi smoothie"))
+    cache.reset_folder("INBOX", dovecot.uidvalidity("INBOX"))
+    cache.put_envelopes([Envelope("INBOX", first, "", "First", None)])  # as mail.read leaves it
+    second = dovecot.append("INBOX", message("Second", body="kiwi tart"))
+    with connect(dovecot) as mailbox:
+        sync_folder(mailbox, cache, "INBOX", clock=lambda: 1000.0)
+        coverage = cache.coverage("INBOX", words)
+        assert coverage is not None
+        assert (coverage.uidnext, coverage.synced_at) == (second + 1, 1000.0)
+        assert coverage.unknown == (first, second)  # headers indexed, bodies not yet
+        assert cache.coverage("INBOX", MailQuery.of(sender="bob")).unknown == ()  # type: ignore[union-attr]
+        assert index_bodies(mailbox, cache, "INBOX") == 2
+        assert index_bodies(mailbox, cache, "INBOX") == 0
+        # CONDSTORE: nothing moved, and the sync still says the cache is current now.
+        assert sync_folder(mailbox, cache, "INBOX", clock=lambda: 2000.0).added == 0
+    coverage = cache.coverage("INBOX", words)
+    assert coverage is not None and (coverage.synced_at, coverage.unknown) == (2000.0, ())
+    assert [e.uid for e in cache.search(words, "INBOX")] == [second, first]
+    assert "\\Seen" not in dovecot.flags("INBOX", first)  # fetched whole, still unread
+
+
+def test_a_body_too_large_to_fetch_is_left_to_the_server(
+    dovecot: DovecotServer, tmp_path: Path
+) -> None:
+    cache = MailCache(tmp_path / "mail.sqlite")
+    big = dovecot.append("INBOX", message("Big", body="kiwi " * (MAX_RAW_BYTES // 4)))
+    with connect(dovecot) as mailbox:
+        sync_folder(mailbox, cache, "INBOX")
+        assert index_bodies(mailbox, cache, "INBOX") == 1
+    coverage = cache.coverage("INBOX", MailQuery.of("kiwi"))
+    assert coverage is not None and coverage.unknown == (big,)
+    assert cache.pending("INBOX") == ([], {})  # not fetched again at every sync
