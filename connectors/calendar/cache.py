@@ -8,14 +8,18 @@ refresh; the queue cannot. The file itself, and setting it aside when it is dama
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hearth.connectors.calendar import timeline
 from hearth.connectors.calendar.cache_file import QUEUE_COLUMNS, CacheFile
+from hearth.connectors.calendar.instances import ObjectIndex, index_object
 from hearth.connectors.calendar.objects import CalendarRef, Problem, SourceKind, StoredObject
 
 _CALENDAR_COLUMNS = "name, source, location, writable, color, sync_token, synced_at, online,"
-_CALENDAR_COLUMNS += " last_error"
+_CALENDAR_COLUMNS += " last_error, sync_done, sync_total"
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class CachedCalendar:
     synced_at: float | None
     online: bool
     last_error: str | None
+    progress: tuple[int, int] | None = None  # (objects read, of how many) while a sync runs
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,9 @@ class QueuedChange:
 class CalendarCache(CacheFile):
     """The SQLite file behind `CalendarStore`; one connection per thread, writes serialised."""
 
-    def __init__(self, path: Path, *, now: float) -> None:
+    def __init__(self, path: Path, *, now: float, clock: Callable[[], float] = time.time) -> None:
         super().__init__(path, now=now)
+        self.clock = clock
         if self.repaired is not None:
             self.add_problem(None, Problem(str(path), None, "calendar cache", self.repaired))
 
@@ -80,6 +86,7 @@ class CalendarCache(CacheFile):
 
     def forget_calendar(self, conn: sqlite3.Connection, name: str) -> None:
         """Drop a calendar its source no longer has; its queued changes stay in the queue."""
+        timeline.forget(conn, name)
         for table, column in (("calendars", "name"), ("objects", "calendar")):
             conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (name,))
         conn.execute("DELETE FROM problems WHERE calendar = ?", (name,))
@@ -106,11 +113,25 @@ class CalendarCache(CacheFile):
         rows = self.read("SELECT href, etag FROM objects WHERE calendar = ?", (calendar,))
         return {str(href): str(etag) for href, etag in rows}
 
-    def store_object(self, conn: sqlite3.Connection, obj: StoredObject) -> None:
+    def store_object(
+        self, conn: sqlite3.Connection, obj: StoredObject, index: ObjectIndex | None = None
+    ) -> None:
+        """Store the object with its time-span index (worked out here unless given)."""
+        now = self.clock()
+        if index is None:
+            index = index_object(obj.ics, now)
         conn.execute(
             "INSERT OR REPLACE INTO objects (calendar, uid, href, etag, ics)"
             " VALUES (?, ?, ?, ?, ?)",
             (obj.calendar, obj.uid, obj.href, obj.etag, obj.ics),
+        )
+        timeline.save(conn, obj.calendar, obj.uid, index, now)
+
+    def retag(self, conn: sqlite3.Connection, obj: StoredObject) -> None:
+        """Record a new href and etag for an object whose text is unchanged (its index stays)."""
+        conn.execute(
+            "UPDATE objects SET href = ?, etag = ? WHERE calendar = ? AND uid = ?",
+            (obj.href, obj.etag, obj.calendar, obj.uid),
         )
 
     def drop_objects(
@@ -122,6 +143,7 @@ class CalendarCache(CacheFile):
         href: str | None = None,
     ) -> None:
         """Drop the calendar's object with that UID or href; every one of them given neither."""
+        timeline.forget(conn, calendar, uid=uid, href=href)
         if uid is None and href is None:
             conn.execute("DELETE FROM objects WHERE calendar = ?", (calendar,))
         elif uid is not None:
@@ -129,10 +151,28 @@ class CalendarCache(CacheFile):
         else:
             conn.execute("DELETE FROM objects WHERE calendar = ? AND href = ?", (calendar, href))
 
+    def reindex(self, count: int) -> int:
+        """Index up to `count` objects not indexed yet, or indexed up to a horizon drawing near;
+        returns how many there were."""
+        now = self.clock()
+        stale = timeline.stale(self.read, now, count)
+        indexes = [(calendar, uid, index_object(ics, now)) for calendar, uid, ics in stale]
+        with self.writing() as conn:
+            for calendar, uid, index in indexes:
+                timeline.save(conn, calendar, uid, index, now)
+        return len(indexes)
+
+    def progress(self, conn: sqlite3.Connection, name: str, done: int, total: int) -> None:
+        """Note how far a sync of the calendar has come; `synced` clears it."""
+        conn.execute(
+            "UPDATE calendars SET sync_done = ?, sync_total = ? WHERE name = ?",
+            (done, total, name),
+        )
+
     def synced(self, conn: sqlite3.Connection, name: str, token: str | None, at: float) -> None:
         conn.execute(
-            "UPDATE calendars SET sync_token = ?, synced_at = ?, online = 1, last_error = NULL"
-            " WHERE name = ?",
+            "UPDATE calendars SET sync_token = ?, synced_at = ?, online = 1, last_error = NULL,"
+            " sync_done = NULL, sync_total = NULL WHERE name = ?",
             (token, at, name),
         )
 
@@ -215,11 +255,12 @@ class CalendarCache(CacheFile):
 
 
 def _calendar(row: tuple[object, ...]) -> CachedCalendar:
-    name, source, location, writable, color, token, synced_at, online, error = row
+    name, source, location, writable, color, token, synced_at, online, error, done, total = row
     kind: SourceKind = "caldav" if source == "caldav" else "ics"
     ref = CalendarRef(str(name), kind, str(location), bool(writable), _text(color))
     at = None if synced_at is None else float(str(synced_at))
-    return CachedCalendar(ref, _text(token), at, bool(online), _text(error))
+    progress = None if total is None else (int(str(done or 0)), int(str(total)))
+    return CachedCalendar(ref, _text(token), at, bool(online), _text(error), progress)
 
 
 def _change(row: tuple[object, ...]) -> QueuedChange:

@@ -1,9 +1,10 @@
 """The calendar cache's SQLite file: its schema, connections, and what happens when it is damaged.
 
-One file in WAL mode. A damaged file, or one written by another schema version, is set aside
-with its WAL and a fresh one made; the queue's open rows are copied over when they can still be
-read, and `repaired` says what became of them either way. The tables' meaning and their rows
-are `cache.CalendarCache`'s business.
+One file in WAL mode. A file of an older schema version is migrated in place, in one transaction.
+A damaged file, or one written by a newer version, is set aside with its WAL and a fresh one made;
+the queue's open rows are copied over when they can still be read, and `repaired` says what
+became of them either way. The tables' meaning and their rows are `cache.CalendarCache`'s
+business.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from hearth.connectors.calendar.errors import CalendarError
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-_SCHEMA = (
+SCHEMA_VERSION = 2
+# The first schema, then each migration in turn: a new file is made the same way as an old one is
+# brought up to date, so the two cannot drift apart.
+_FIRST_SCHEMA = (
     "CREATE TABLE calendars (name TEXT PRIMARY KEY COLLATE NOCASE, source TEXT NOT NULL,"
     " location TEXT NOT NULL, writable INTEGER NOT NULL, color TEXT, sync_token TEXT,"
     " synced_at REAL, online INTEGER NOT NULL DEFAULT 1, last_error TEXT)",
@@ -35,6 +38,29 @@ _SCHEMA = (
     "CREATE TABLE problems (calendar TEXT COLLATE NOCASE, location TEXT NOT NULL, line INTEGER,"
     " component TEXT NOT NULL, message TEXT NOT NULL)",
 )
+_MIGRATIONS = {
+    # 1 -> 2: the time-span index (see `timeline`) and a first sync's progress. Objects cached
+    # before it span all time and are expanded at query time until the next sync indexes them.
+    1: (
+        "ALTER TABLE calendars ADD COLUMN sync_done INTEGER",
+        "ALTER TABLE calendars ADD COLUMN sync_total INTEGER",
+        "ALTER TABLE objects ADD COLUMN span_start REAL NOT NULL DEFAULT -9e999",
+        "ALTER TABLE objects ADD COLUMN span_end REAL NOT NULL DEFAULT 9e999",
+        "ALTER TABLE objects ADD COLUMN indexed_at REAL",
+        "ALTER TABLE objects ADD COLUMN indexed_from REAL",
+        "ALTER TABLE objects ADD COLUMN indexed_until REAL",
+        "ALTER TABLE objects ADD COLUMN min_spacing REAL",
+        "ALTER TABLE objects ADD COLUMN recurring INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE objects ADD COLUMN templates TEXT",
+        "CREATE INDEX objects_by_span ON objects (span_start, span_end)",
+        "CREATE TABLE instances (calendar TEXT NOT NULL COLLATE NOCASE, uid TEXT NOT NULL,"
+        " seq INTEGER NOT NULL, low REAL NOT NULL, high REAL NOT NULL, long INTEGER NOT NULL,"
+        " start TEXT NOT NULL, finish TEXT NOT NULL, original TEXT, template INTEGER NOT NULL)",
+        "CREATE INDEX instances_of_object ON instances (calendar, uid)",
+        "CREATE INDEX instances_by_start ON instances (low, high)",
+        "CREATE INDEX instances_long ON instances (high) WHERE long",
+    ),
+}
 QUEUE_COLUMNS = "id, op, calendar, uid, ics, expected_etag, state, error, created_at,"
 QUEUE_COLUMNS += " result_etag"
 
@@ -90,11 +116,15 @@ class CacheFile:
         with self.writing() as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
-                for statement in _SCHEMA:
+                for statement in _FIRST_SCHEMA:
                     conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif version != SCHEMA_VERSION:
+                version = 1
+            if not 1 <= version <= SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(f"schema version {version}, not {SCHEMA_VERSION}")
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _MIGRATIONS[step]:
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _rebuild(self, why: str, now: float) -> None:
         """Set the file aside, start afresh and carry over the queue's open rows if readable."""

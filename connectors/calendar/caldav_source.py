@@ -10,13 +10,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 import icalendar
 from caldav.response import DAVResponse
 
+from hearth.connectors.calendar.caldav_sync import Changes, Listing, etag_listing, sync_listing
 from hearth.connectors.calendar.errors import (
     CalendarError,
     Conflict,
@@ -32,23 +32,11 @@ from hearth.connectors.calendar.webdav import (
     Entry,
     ReportUnsupported,
     SyncTokenExpired,
-    propfind,
 )
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 _OBJECT_PROPS = "<d:getetag/><c:calendar-data/>"
-_MAX_SYNC_PAGES = 50
-
-
-@dataclass(frozen=True)
-class Changes:
-    """What changed in a calendar since `token`; when `full`, `changed` holds every object."""
-
-    changed: list[StoredObject]
-    deleted: list[str]  # hrefs of objects gone from the server
-    token: str | None  # to pass next time; None when the server cannot sync
-    full: bool
-    problems: list[Problem] = field(default_factory=list)
+SYNC_TIMEOUT_S = 300.0
 
 
 class CalDavSource:
@@ -66,6 +54,10 @@ class CalDavSource:
         timeout_s: float = 20.0,
     ) -> None:
         self.connection = DavConnection(url, username, password, timeout_s=timeout_s, pinned=pinned)
+        # A sync runs in the background, so it waits longer for a slow server than a write the
+        # user waits on: a Radicale listing 5,000 events it has not read yet takes minutes.
+        patient = max(timeout_s, SYNC_TIMEOUT_S)
+        self._syncing = DavConnection(url, username, password, timeout_s=patient, pinned=pinned)
         self._hrefs: dict[tuple[str, str], str] = {}  # (calendar URL, uid) -> resource URL
         self._without_sync: set[str] = set()
 
@@ -114,60 +106,37 @@ class CalDavSource:
         _require_success(response, f"delete the event '{obj.uid}'")
         self._hrefs.pop((calendar.location, obj.uid), None)
 
-    def changes(
+    def listing(
         self, calendar: CalendarRef, token: str | None, known: Mapping[str, str] | None = None
-    ) -> Changes:
-        """What changed since `token` (RFC 6578 sync), or since `known` (href -> etag).
+    ) -> Listing:
+        """What changed since `token` (RFC 6578 sync), or since `known` (href -> etag), to fetch.
 
         No token, or one the server forgot, gives a full listing. A server without
-        sync-collection is listed by ETag: objects whose ETag differs from `known` are fetched
-        and `known` hrefs missing from the server are reported deleted.
+        sync-collection is listed by ETag. Either way only objects whose ETag differs from
+        `known` are to be fetched, and `known` hrefs missing from the server are deleted.
         """
         if calendar.location not in self._without_sync:
             try:
-                return self._sync(calendar, token, known)
+                return sync_listing(self._syncing, calendar, token, known)
             except SyncTokenExpired:
-                return self._sync(calendar, None, known)
+                return sync_listing(self._syncing, calendar, None, known)
             except ReportUnsupported:
                 self._without_sync.add(calendar.location)
-        return self._compare(calendar, known)
+        return etag_listing(self._syncing, calendar, known)
 
-    def _sync(
-        self, calendar: CalendarRef, since: str | None, known: Mapping[str, str] | None
+    def fetch(
+        self, calendar: CalendarRef, hrefs: list[str]
+    ) -> tuple[list[StoredObject], list[Problem], list[str]]:
+        """These objects, in one request; also which of them vanished in the meantime."""
+        return self._multiget(calendar, hrefs)
+
+    def changes(
+        self, calendar: CalendarRef, token: str | None, known: Mapping[str, str] | None = None
     ) -> Changes:
-        changed: dict[str, None] = {}
-        deleted: dict[str, None] = {}
-        token = since
-        for _ in range(_MAX_SYNC_PAGES):
-            body = f"<d:sync-collection {NAMESPACES}><d:sync-token>{escape(token or '')}"
-            body += "</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop>"
-            entries, token = self.connection.multistatus(
-                "REPORT", calendar.location, body + "</d:sync-collection>", depth="0"
-            )
-            truncated = False
-            for entry in entries:
-                if entry.href == calendar.location:
-                    truncated = truncated or entry.status == 507  # RFC 6578 3.6: ask again
-                elif entry.status == 404:
-                    deleted[entry.href] = changed.pop(entry.href, None)
-                else:
-                    changed[entry.href] = deleted.pop(entry.href, None)
-            if not truncated:
-                break
-        objects, problems, gone = self._multiget(calendar, list(changed))
-        if since is None:
-            deleted.update(dict.fromkeys(href for href in known or {} if href not in changed))
-        return Changes(objects, [*deleted, *gone], token, since is None, problems)
-
-    def _compare(self, calendar: CalendarRef, known: Mapping[str, str] | None) -> Changes:
-        body = propfind("<d:getetag/>")
-        entries, _ = self.connection.multistatus("PROPFIND", calendar.location, body, depth="1")
-        listed = {e.href: e.text(f"{DAV}getetag") for e in entries if e.href != calendar.location}
-        previous = known or {}
-        stale = [href for href, etag in listed.items() if previous.get(href) != etag]
-        objects, problems, gone = self._multiget(calendar, stale)
-        deleted = [href for href in previous if href not in listed] + gone
-        return Changes(objects, deleted, None, known is None, problems)
+        """`listing`, with every object in it fetched at once."""
+        listed = self.listing(calendar, token, known)
+        objects, problems, gone = self._multiget(calendar, listed.fetch)
+        return Changes(objects, [*listed.deleted, *gone], listed.token, listed.full, problems)
 
     def _multiget(
         self, calendar: CalendarRef, hrefs: list[str]
@@ -177,7 +146,7 @@ class CalDavSource:
             return [], [], []
         paths = "".join(f"<d:href>{escape(urlsplit(href).path)}</d:href>" for href in hrefs)
         body = f"<c:calendar-multiget {NAMESPACES}><d:prop>{_OBJECT_PROPS}</d:prop>{paths}"
-        entries, _ = self.connection.multistatus(
+        entries, _ = self._syncing.multistatus(
             "REPORT", calendar.location, body + "</c:calendar-multiget>", depth="1"
         )
         objects, problems = self._read_objects(calendar, [e for e in entries if e.status != 404])

@@ -12,7 +12,7 @@ import pydantic
 
 from hearth import ask_secret, keep_password, read_fingerprint, shown
 from hearth.connectors.calendar.errors import CalendarError
-from hearth.connectors.calendar.library import NAME, CalendarLibrary
+from hearth.connectors.calendar.library import NAME, SYNCING, CalendarLibrary
 from hearth.connectors.calendar.objects import Problem
 from hearth.connectors.calendar.status import describe_change, describe_state, overview
 from hearth.connectors.calendar.when import read_range
@@ -220,7 +220,10 @@ def _report_unread(library: CalendarLibrary, names: list[str]) -> None:
 
 def _report_problems(problems: Iterable[Problem], *, err: bool) -> None:
     for problem in problems:
-        click.echo(f"could not read: {shown(problem.describe())}", err=err)
+        if problem.component == SYNCING:
+            click.echo(shown(f"{problem.where}: {problem.message}"), err=err)
+        else:
+            click.echo(f"could not read: {shown(problem.describe())}", err=err)
 
 
 def _report_missing(library: CalendarLibrary) -> None:

@@ -11,6 +11,7 @@ import math
 import re
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -49,21 +50,40 @@ def occurrences(
     could not be read, or was not reached before the time limit is reported as a Problem.
     """
     deadline = time.monotonic() + time_limit_s
-    start, end = _in_zone(start, zone), _in_zone(end, zone)
+    start, end = in_zone(start, zone), in_zone(end, zone)
     found: list[Occurrence] = []
     problems: list[Problem] = []
     for calendar_name, text in objects:
         if time.monotonic() > deadline:
-            message = f"not all events were listed: listing took over {time_limit_s:g} s"
-            problems.append(Problem(calendar_name, None, "calendar", message))
+            problems.append(too_slow(calendar_name, time_limit_s))
             break
-        found.extend(_expand(calendar_name, text, start, end, zone, limit, problems))
-    found.sort(key=lambda occurrence: (_moment(occurrence.start, zone), occurrence.uid))
+        found.extend(expand_object(calendar_name, text, start, end, zone, limit, problems))
+    return in_order(found, problems, zone, limit)
+
+
+def in_order(
+    found: list[Occurrence], problems: list[Problem], zone: ZoneInfo, limit: int
+) -> tuple[list[Occurrence], list[Problem]]:
+    """The occurrences sorted by start (stably: equal starts keep the order they came in),
+    cut to `limit` with a problem saying so."""
+    found.sort(key=lambda occurrence: (moment(occurrence.start, zone), occurrence.uid))
+    return first_of(found, problems, limit)
+
+
+def first_of(
+    found: list[Occurrence], problems: list[Problem], limit: int
+) -> tuple[list[Occurrence], list[Problem]]:
+    """At most `limit` occurrences of sorted `found`, with a problem when some were left out."""
     if len(found) > limit:
-        cut = f"only the first {limit} occurrences are listed; ask for a shorter range"
-        problems.append(Problem(found[limit].calendar, None, "calendar", cut))
+        message = f"only the first {limit} occurrences are listed; ask for a shorter range"
+        problems.append(Problem(found[limit].calendar, None, "calendar", message))
         found = found[:limit]
     return found, problems
+
+
+def too_slow(calendar_name: str, time_limit_s: float) -> Problem:
+    message = f"not all events were listed: listing took over {time_limit_s:g} s"
+    return Problem(calendar_name, None, "calendar", message)
 
 
 def parse_when(text: str, zone: ZoneInfo) -> datetime | date:
@@ -96,7 +116,7 @@ def iso(value: datetime | date) -> str:
     return value.isoformat()
 
 
-def _expand(
+def expand_object(
     calendar_name: str,
     text: str,
     start: datetime,
@@ -105,6 +125,8 @@ def _expand(
     limit: int,
     problems: list[Problem],
 ) -> list[Occurrence]:
+    """One object's occurrences in [start, end) (aware, in `zone`), in the order expansion
+    gives them; what cannot be listed is added to `problems`."""
     try:
         calendar = icalendar.Calendar.from_ical(text)
         events = calendar.walk("VEVENT")
@@ -112,13 +134,13 @@ def _expand(
         problems.append(Problem(calendar_name, None, "event", f"not read: {error}"))
         return []
     label = _label(events)
-    stop = _safe_stop(events, start, end, zone, limit)
+    stop = safe_stop(events, start, end, zone, limit)
     if stop < end:
         shown = "nothing was listed" if stop <= start else f"it is listed only until {iso(stop)}"
         problems.append(Problem(calendar_name, None, label, f"repeats too often; {shown}"))
         if stop <= start:
             return []
-    recurring = any(key in event for event in events for key in ("RRULE", "RDATE", "RECURRENCE-ID"))
+    recurring = is_recurring(events)
     try:
         query = recurring_ical_events.of(calendar, keep_recurrence_attributes=True)
         instances = query.between(start, stop)
@@ -128,7 +150,12 @@ def _expand(
         return []
 
 
-def _safe_stop(
+def is_recurring(events: list[icalendar.Component]) -> bool:
+    """Whether the object's occurrences are listed as a series (with their original starts)."""
+    return any(key in event for event in events for key in ("RRULE", "RDATE", "RECURRENCE-ID"))
+
+
+def safe_stop(
     events: list[icalendar.Component], start: datetime, end: datetime, zone: ZoneInfo, limit: int
 ) -> datetime:
     """How far the range can be expanded before a dense rule costs too many steps."""
@@ -136,11 +163,11 @@ def _safe_stop(
     for event in events:
         rules = event.get("RRULE")
         for rule in rules if isinstance(rules, list) else [rules] if rules else []:
-            spacing = _spacing(rule)
+            spacing = rule_spacing(rule)
             count = rule.get("COUNT", [None])[0]
             if spacing is None or (count is not None and int(count) <= min(limit, MAX_RULE_STEPS)):
                 continue
-            first = _moment(event.decoded("DTSTART"), zone)
+            first = moment(event.decoded("DTSTART"), zone)
             try:
                 stop = min(stop, first + spacing * MAX_RULE_STEPS)
                 stop = min(stop, max(first, start) + spacing * limit)
@@ -149,7 +176,7 @@ def _safe_stop(
     return stop
 
 
-def _spacing(rule: icalendar.vRecur) -> timedelta | None:
+def rule_spacing(rule: icalendar.vRecur) -> timedelta | None:
     """The shortest average gap between instances the rule can produce."""
     freq = str(rule.get("FREQ", [""])[0]).upper()
     if freq not in _SPACING:
@@ -159,30 +186,29 @@ def _spacing(rule: icalendar.vRecur) -> timedelta | None:
     return _SPACING[freq] * interval / per_period
 
 
-def _occurrence(
-    calendar_name: str, event: icalendar.Component, zone: ZoneInfo, recurring: bool
-) -> Occurrence:
-    start = event.decoded("DTSTART")
-    end = event.decoded("DTEND") if "DTEND" in event else start
-    all_day = not isinstance(start, datetime)
-    if not all_day:
-        start, end = _in_zone(start, zone), _in_zone(end, zone)
-    original = event.decoded("RECURRENCE-ID") if "RECURRENCE-ID" in event else start
-    if isinstance(original, datetime):
-        original = _in_zone(original, zone)
-    return Occurrence(
-        calendar=calendar_name,
+@dataclass(frozen=True)
+class EventFields:
+    """What an occurrence shows of the component it comes from (its master or its override)."""
+
+    uid: str
+    title: str
+    location: str
+    description: str
+    attendees: tuple[str, ...]
+    organizer: str
+    busy: bool
+    categories: tuple[str, ...]
+
+
+def fields_of(event: icalendar.Component) -> EventFields:
+    """The fields an occurrence of `event` shows; its times are the occurrence's own."""
+    return EventFields(
         uid=str(event.get("UID", "")),
         title=str(event.get("SUMMARY", "")),
-        start=start,
-        end=end,
-        all_day=all_day,
         location=str(event.get("LOCATION", "")),
         description=str(event.get("DESCRIPTION", "")),
         attendees=tuple(_address(value) for value in _many(event.get("ATTENDEE"))),
         organizer=_address(event["ORGANIZER"]) if "ORGANIZER" in event else "",
-        recurring=recurring,
-        recurrence_id=iso(original) if recurring else None,
         busy=str(event.get("TRANSP", "")).upper() != "TRANSPARENT"
         and str(event.get("STATUS", "")).upper() != "CANCELLED",
         categories=tuple(
@@ -191,6 +217,48 @@ def _occurrence(
             for name in getattr(value, "cats", ())
         ),
     )
+
+
+def occurrence_of(
+    calendar_name: str,
+    fields: EventFields,
+    times: tuple[date, date, date],
+    zone: ZoneInfo,
+    recurring: bool,
+) -> Occurrence:
+    """One occurrence from its fields and its (start, end, original start) as expansion gave
+    them; every way of listing builds occurrences here, so they agree to the last field."""
+    start, end, original = times
+    all_day = not isinstance(start, datetime)
+    if not all_day:
+        start, end = in_zone(start, zone), in_zone(end, zone)  # type: ignore[arg-type]
+    if isinstance(original, datetime):
+        original = in_zone(original, zone)
+    return Occurrence(
+        calendar_name,
+        fields.uid,
+        fields.title,
+        start,
+        end,
+        all_day,
+        fields.location,
+        fields.description,
+        fields.attendees,
+        fields.organizer,
+        recurring,
+        iso(original) if recurring else None,
+        fields.busy,
+        fields.categories,
+    )
+
+
+def _occurrence(
+    calendar_name: str, event: icalendar.Component, zone: ZoneInfo, recurring: bool
+) -> Occurrence:
+    start = event.decoded("DTSTART")
+    end = event.decoded("DTEND") if "DTEND" in event else start
+    original = event.decoded("RECURRENCE-ID") if "RECURRENCE-ID" in event else start
+    return occurrence_of(calendar_name, fields_of(event), (start, end, original), zone, recurring)
 
 
 def _many(value: object) -> list[object]:
@@ -204,14 +272,14 @@ def _address(value: object) -> str:
     return (text[7:] if text.lower().startswith("mailto:") else text).lower()
 
 
-def _in_zone(value: datetime, zone: ZoneInfo) -> datetime:
+def in_zone(value: datetime, zone: ZoneInfo) -> datetime:
     """Floating times are read in `zone`; aware ones are converted to it."""
     return value.replace(tzinfo=zone) if value.tzinfo is None else value.astimezone(zone)
 
 
-def _moment(value: datetime | date, zone: ZoneInfo) -> datetime:
+def moment(value: datetime | date, zone: ZoneInfo) -> datetime:
     if isinstance(value, datetime):
-        return _in_zone(value, zone)
+        return in_zone(value, zone)
     return datetime(value.year, value.month, value.day, tzinfo=zone)
 
 

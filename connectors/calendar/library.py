@@ -17,9 +17,15 @@ from zoneinfo import ZoneInfo
 
 import tzlocal
 
-from hearth import Every, HearthError, SecretStorageUnavailable, SettingsStore, data_dir
+from hearth import (
+    Every,
+    HearthError,
+    SecretStorageUnavailable,
+    SettingsStore,
+    counted,
+    data_dir,
+)
 from hearth.connectors.calendar.errors import CalendarError
-from hearth.connectors.calendar.expand import occurrences
 from hearth.connectors.calendar.local import IcsFileSource
 from hearth.connectors.calendar.locked import LockedAccount
 from hearth.connectors.calendar.objects import CalendarSource, Occurrence, Problem
@@ -31,6 +37,7 @@ if TYPE_CHECKING:
 
 NAME = "calendar"
 CACHE_FILE = Path("calendar") / "cache.sqlite"
+SYNCING = "sync"  # the component of a problem saying a calendar is not all in yet
 log = logging.getLogger(__name__)
 
 
@@ -48,6 +55,10 @@ class CalendarLibrary:
         self.settings_store = settings_store or SettingsStore()
         self.today = today
         self._now = now
+        # One file source for the library's life: it keeps each file as last parsed.
+        self._files = IcsFileSource(
+            lambda: [Path(path) for path in self.public_settings().ics_files]
+        )
         self.store = CalendarStore(cache_path or data_dir() / CACHE_FILE, self.sources)
         self._lock = threading.Lock()
         self._secret_problem: str | None = None
@@ -108,9 +119,7 @@ class CalendarLibrary:
     def sources(self) -> Sequence[CalendarSource]:
         """The ICS files granted, and the CalDAV account when it is complete."""
         settings = self.settings()
-        found: list[CalendarSource] = [
-            IcsFileSource(lambda: [Path(path) for path in self.public_settings().ics_files])
-        ]
+        found: list[CalendarSource] = [self._files]
         account = self._account(settings)
         if account is not None:
             found.append(account)
@@ -140,13 +149,13 @@ class CalendarLibrary:
         """Every occurrence in [start, end), from the offline store, in the user's zone.
 
         The problems are what was left out: parts of the calendars that could not be read when
-        last synced, calendars that could not be read at all just now, and what expansion cut.
+        last synced, calendars that could not be read at all just now, calendars whose sync has
+        not brought in every event yet, and what expansion cut.
         """
         if calendar is not None:
             calendar = self.store.calendar(calendar).name
-        objects = [(obj.calendar, obj.ics) for obj in self.store.objects(calendar)]
-        found, cut = occurrences(objects, start, end, self.zone())
-        return found, [*self.unread(calendar), *cut]
+        found, cut = self.store.occurrences(start, end, self.zone(), calendar)
+        return found, [*self.unread(calendar), *self.syncing(calendar), *cut]
 
     def unread(self, calendar: str | None = None) -> list[Problem]:
         """What could not be read of every calendar (or the one named) when last synced."""
@@ -157,6 +166,15 @@ class CalendarLibrary:
             if calendar is None or state.calendar == calendar
         ]
         return unreadable + self.store.problems(calendar)
+
+    def syncing(self, calendar: str | None = None) -> list[Problem]:
+        """Each calendar (or the one named) whose sync has not brought in every event yet."""
+        return [
+            Problem(state.calendar, None, SYNCING, _still_syncing(*state.progress))
+            for state in self.store.status()
+            if state.progress is not None
+            if calendar is None or state.calendar == calendar
+        ]
 
     def add_file(self, path: Path) -> list[str]:
         """Grant an .ics file or a folder of them; returns the calendars it holds."""
@@ -201,3 +219,12 @@ class CalendarLibrary:
 
     def stop(self) -> None:
         self._sync.stop()
+
+
+def _still_syncing(done: int, total: int) -> str:
+    if not total:
+        return "still syncing: its events are not read yet, so they are missing; ask again later"
+    return (
+        f"still syncing: {done:,} of {counted(total, 'event')} read so far, so events not "
+        "read yet are missing; ask again later"
+    )

@@ -22,24 +22,13 @@ from icalendar.parser import Contentline
 
 from hearth import counted
 from hearth.connectors.calendar import atomic, errors
+from hearth.connectors.calendar.file_snapshots import Snapshot, Snapshots, parse
 from hearth.connectors.calendar.ics import read_calendar, split_objects
 from hearth.connectors.calendar.objects import CalendarRef, Problem, SourceKind, StoredObject
 from hearth.connectors.calendar.scan import Block, blocks
 
 # One physical line with its own line end, as read_calendar counts lines (CR, LF or CRLF).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    """A calendar file as read once: its bytes, their fingerprint and what parsing found."""
-
-    path: Path
-    data: bytes
-    version: atomic.Fingerprint
-    problems: list[Problem]
-    properties: list[tuple[str, bytes]]  # the calendar's own, to check a write kept them
-    objects: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -60,14 +49,16 @@ class IcsFileSource:
     def __init__(self, paths: Callable[[], list[Path]]) -> None:
         self._paths = paths
         self._lock = threading.Lock()  # one read-check-write at a time from this Hearth
-        self._seen: dict[Path, tuple[tuple[int, int], str, bool]] = {}  # by time and size
+        self._files = Snapshots()
 
     def calendars(self) -> list[CalendarRef]:
         """One calendar per file, named by X-WR-CALNAME or the file name, names made distinct.
 
         A file with parts Hearth could not read is listed as not writable: it is never rewritten.
         """
-        found = {path: self._name_of(path) for path in self._calendar_files()}
+        files = self._calendar_files()
+        self._files.forget(set(files))
+        found = {path: self._files.named(path) for path in files}
         named = _distinct([(name, path) for path, (name, _) in found.items()])
         return [
             CalendarRef(name, "ics", str(path), writable=found[path][1] and _writable(path))
@@ -76,7 +67,7 @@ class IcsFileSource:
 
     def objects(self, calendar: CalendarRef) -> tuple[list[StoredObject], list[Problem]]:
         """Every event UID in the file, and the parts of it that could not be read."""
-        snapshot = _read(self._locate(calendar))
+        snapshot = self._files.current(self._locate(calendar)).whole()
         stored = [_stored(calendar, snapshot, uid) for uid in snapshot.objects]
         return stored, list(snapshot.problems)
 
@@ -87,14 +78,17 @@ class IcsFileSource:
         path = self._locate(calendar)
         new = _new_parts(uid, ics)
         with self._lock:
-            snapshot = _read_for_writing(path, expected_etag, uid)
-            return _stored(calendar, _commit(snapshot, uid, new), uid)
+            snapshot = _read_for_writing(self._files, path, expected_etag, uid)
+            after = _commit(snapshot, uid, new)
+            self._files.remember(after)
+            return _stored(calendar, after, uid)
 
     def delete(self, calendar: CalendarRef, obj: StoredObject) -> None:
         """Remove the event `obj.uid` from the file if the file is as `obj` was read."""
         path = self._locate(calendar)
         with self._lock:
-            _commit(_read_for_writing(path, obj.etag, obj.uid), obj.uid, [])
+            snapshot = _read_for_writing(self._files, path, obj.etag, obj.uid)
+            self._files.remember(_commit(snapshot, obj.uid, []))
 
     def _calendar_files(self) -> list[Path]:
         """Each granted calendar file once, even if granted itself and through its folder."""
@@ -106,23 +100,6 @@ class IcsFileSource:
         if calendar.source != "ics" or path not in self._calendar_files():
             raise errors.CalendarNotFound(f"no granted calendar file is at {calendar.location}")
         return path
-
-    def _name_of(self, path: Path) -> tuple[str, bool]:
-        """The calendar's own name (or the file's), and whether the file read without problems."""
-        try:
-            status = path.stat()
-        except OSError:
-            return path.stem, False
-        version = (status.st_mtime_ns, status.st_size)
-        if path not in self._seen or self._seen[path][0] != version:
-            try:
-                parsed = read_calendar(path.read_bytes(), where=str(path))
-                self._seen[path] = (version, parsed.name or path.stem, not parsed.problems)
-            except errors.CalendarError:  # not a calendar at all
-                self._seen[path] = (version, path.stem, False)
-            except OSError:  # not now; it may be readable the next time
-                return path.stem, False
-        return self._seen[path][1:]
 
 
 def _ics_files(granted: Path) -> list[Path]:
@@ -168,34 +145,11 @@ def _writable(path: Path) -> bool:
     return folder_ok and os.access(path, os.W_OK, effective_ids=effective)
 
 
-def _read(path: Path) -> _Snapshot:
-    try:
-        data, version = atomic.read_fingerprinted(path)
-    except FileNotFoundError:
-        raise errors.CalendarNotFound(f"the calendar file {path} is gone") from None
-    except OSError as error:  # permission denied, a folder, an I/O error
-        raise errors.CalendarError(f"could not read {path}: {error.strerror or error}") from None
-    return _snapshot(path, data, version)
-
-
-def _snapshot(path: Path, data: bytes, version: atomic.Fingerprint) -> _Snapshot:
-    """The file as read; one cut short (half-written, truncated) is an error, never a calendar."""
-    parsed = read_calendar(data, where=str(path))
-    if parsed.cut is not None:
-        raise errors.BadCalendarData(
-            f"{path} is cut short: {parsed.cut}; Hearth reads it once it is whole"
-        )
-    own = parsed.calendar.property_items(recursive=False)
-    properties = [(name, v if isinstance(v, bytes) else _ical(v)) for name, v in own]
-    objects = split_objects(parsed.calendar)
-    return _Snapshot(path, data, version, parsed.problems, properties, objects)
-
-
-def _read_for_writing(path: Path, etag: str | None, uid: str) -> _Snapshot:
+def _read_for_writing(files: Snapshots, path: Path, etag: str | None, uid: str) -> Snapshot:
     """The file now, if it is as it was read (`etag`; None: `uid` is new) and safe to rewrite."""
     if not _writable(path):
         raise errors.ReadOnlyCalendar(f"{path} is read-only for Hearth (the file or its folder)")
-    snapshot = _read(path)
+    snapshot = files.current(path).whole()
     if problems := snapshot.problems:
         raise errors.ReadOnlyCalendar(
             f"{path} has {counted(len(problems), 'part')} Hearth could not read, the first being "
@@ -227,15 +181,14 @@ def _new_parts(uid: str, ics: str) -> list[tuple[_Part, list[str]]]:
     return [(part, lines[part.first : part.last + 1]) for part in parts]
 
 
-def _commit(snapshot: _Snapshot, uid: str, new: list[tuple[_Part, list[str]]]) -> _Snapshot:
-    """Write the file with `uid` replaced by `new` (removed when empty), if all else stays."""
+def _commit(snapshot: Snapshot, uid: str, new: list[tuple[_Part, list[str]]]) -> Snapshot:
+    """Write the file with `uid` replaced by `new` (removed when empty), if all else stays;
+    returns the file as written, parsed (the one parse of this version)."""
     path, data = snapshot.path, _spliced(snapshot, uid, new).encode("utf-8")
-    after = _snapshot(
-        path, data, atomic.Fingerprint(0, len(data), hashlib.sha256(data).hexdigest())
-    )
+    after = parse(path, data, atomic.Fingerprint(0, len(data), hashlib.sha256(data).hexdigest()))
     others = [{k: v for k, v in s.objects.items() if k != uid} for s in (snapshot, after)]
     kept = others[0] == others[1] and after.properties == snapshot.properties
-    if after.problems or not kept or (uid in after.objects) != bool(new):
+    if after.problems or after.cut or not kept or (uid in after.objects) != bool(new):
         raise errors.CalendarError(
             f"Hearth could not change {path} without disturbing the rest of it; nothing was written"
         )
@@ -252,7 +205,7 @@ def _commit(snapshot: _Snapshot, uid: str, new: list[tuple[_Part, list[str]]]) -
     return after
 
 
-def _spliced(snapshot: _Snapshot, uid: str, new: list[tuple[_Part, list[str]]]) -> str:
+def _spliced(snapshot: Snapshot, uid: str, new: list[tuple[_Part, list[str]]]) -> str:
     """The file's text with the components of `uid` cut out and `new` added at its end."""
     try:
         text = snapshot.data.decode("utf-8")
@@ -302,12 +255,6 @@ def _own(block: Block, wanted: str) -> str | None:
     return None
 
 
-def _stored(calendar: CalendarRef, snapshot: _Snapshot, uid: str) -> StoredObject:
+def _stored(calendar: CalendarRef, snapshot: Snapshot, uid: str) -> StoredObject:
     href = f"{snapshot.path}#{uid}"
     return StoredObject(calendar.name, uid, href, snapshot.version.sha256, snapshot.objects[uid])
-
-
-def _ical(value: object) -> bytes:
-    to_ical = getattr(value, "to_ical", None)
-    text = to_ical() if callable(to_ical) else str(value)
-    return text.encode("utf-8") if isinstance(text, str) else bytes(text)  # vTime gives str

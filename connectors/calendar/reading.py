@@ -12,7 +12,7 @@ from typing import Any
 
 from hearth import tool
 from hearth.connectors.calendar.freebusy import WorkingHours, busy_periods, free_slots
-from hearth.connectors.calendar.library import CalendarLibrary
+from hearth.connectors.calendar.library import SYNCING, CalendarLibrary
 from hearth.connectors.calendar.objects import Occurrence, Problem
 from hearth.connectors.calendar.results import EventItem, EventList, FreeBusy, FreeSlots, Period
 from hearth.connectors.calendar.when import read_range
@@ -196,11 +196,14 @@ def _text_of(occurrence: Occurrence) -> str:
 
 
 def _problems_note(problems: Iterable[Problem]) -> str | None:
-    count = len(list(problems))
-    if not count:
-        return None
-    parts = "1 part" if count == 1 else f"{count} parts"
-    return f"{parts} of the calendars could not be read or listed in full; see problems"
+    """What the listing may lack: calendars still syncing, and parts that could not be read."""
+    found = list(problems)
+    notes = [f"{p.where} is {p.message}" for p in found if p.component == SYNCING]
+    count = len(found) - len(notes)
+    if count:
+        parts = "1 part" if count == 1 else f"{count} parts"
+        notes.append(f"{parts} of the calendars could not be read or listed in full; see problems")
+    return "; ".join(notes) or None
 
 
 def _listed_problems(problems: Iterable[Problem]) -> list[str]:

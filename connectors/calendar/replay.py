@@ -83,10 +83,10 @@ class ChangeWriter:
         changes wait behind the conflict.
         """
         view = {(o.calendar.casefold(), o.uid): o for o in cached}
-        blocked = {event_key(c) for c in self._cache.changes("conflict", calendar=calendar)}
+        shown = self.queued_keys(names, calendar)
         for change in self._cache.changes("queued", calendar=calendar):
             key = event_key(change)
-            if key in blocked or key[0] not in names:
+            if key not in shown:
                 continue
             if change.op == "delete":
                 view.pop(key, None)
@@ -97,6 +97,16 @@ class ChangeWriter:
                 names[key[0]], change.uid, href, f"{QUEUED_ETAG}{change.id}", change.ics or ""
             )
         return sorted(view.values(), key=lambda o: (o.calendar.casefold(), o.uid))
+
+    def queued_keys(self, names: Mapping[str, str], calendar: str | None) -> set[tuple[str, str]]:
+        """The events (casefolded calendar, UID) that `overlay` shows as queued changes make
+        them: those of known calendars whose changes do not wait behind a conflict."""
+        blocked = {event_key(c) for c in self._cache.changes("conflict", calendar=calendar)}
+        return {
+            event_key(change)
+            for change in self._cache.changes("queued", calendar=calendar)
+            if event_key(change) not in blocked and change.calendar.casefold() in names
+        }
 
     def put(self, ref: CalendarRef, uid: str, ics: str, expected_etag: str | None) -> Written:
         """Create (`expected_etag=None`) or replace that version of the event; see `store`."""

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
+from hearth import counted
 from hearth.connectors.calendar.cache import QueuedChange
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.eventview import view
@@ -32,6 +33,8 @@ def describe_state(state: SyncState, now: float) -> str:
         parts = ["not synced yet"]
     else:
         parts = [f"synced {ago(now - state.synced_at)}"]
+    if state.progress is not None:
+        parts.append(syncing(*state.progress))
     if not state.online and state.kind == "ics":
         parts.append(f"not read now: {state.error}" if state.error else "not read now")
     elif not state.online:
@@ -57,6 +60,9 @@ def summary(states: Sequence[SyncState], now: float) -> str | None:
     offline = [state.calendar for state in states if not state.online and state.kind != "ics"]
     if offline:
         parts.append(f"offline: {', '.join(offline)}")
+    for state in states:
+        if state.progress is not None:
+            parts.append(f"{state.calendar}: {syncing(*state.progress)}")
     broken = [state for state in states if not state.online and state.kind == "ics"]
     if broken:
         parts.append(f"not read now: {'; '.join(str(state.error) for state in broken)}")
@@ -80,6 +86,13 @@ def overview(states: Sequence[SyncState], missing: Sequence[str], now: float) ->
     if missing:
         line = "; ".join([*([line] if line else []), f"not found: {', '.join(missing)}"])
     return line
+
+
+def syncing(done: int, total: int) -> str:
+    """A sync not done yet, e.g. "syncing: 1,200 of 5,200 events read"."""
+    if not total:
+        return "syncing: no events read yet"
+    return f"syncing: {done:,} of {counted(total, 'event')} read"
 
 
 def unread(problems: Sequence[Problem]) -> str:

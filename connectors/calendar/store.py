@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from zoneinfo import ZoneInfo
 
+from hearth.connectors.calendar import agenda
 from hearth.connectors.calendar.cache import CalendarCache, QueuedChange
-from hearth.connectors.calendar.errors import (
-    CalendarError,
-    CalendarNotFound,
-    Conflict,
-    EventNotFound,
+from hearth.connectors.calendar.errors import CalendarError, CalendarNotFound, EventNotFound
+from hearth.connectors.calendar.objects import (
+    CalendarRef,
+    CalendarSource,
+    Occurrence,
+    Problem,
+    StoredObject,
 )
-from hearth.connectors.calendar.objects import CalendarRef, CalendarSource, Problem, StoredObject
 from hearth.connectors.calendar.replay import ChangeWriter
+from hearth.connectors.calendar.sync import BATCH, CalendarSync
 
 __all__ = ["CalendarStore", "QueuedChange", "Saved", "SyncState"]
 
@@ -40,6 +44,7 @@ class SyncState:
     conflicts: int
     error: str | None
     problems: tuple[Problem, ...] = ()
+    progress: tuple[int, int] | None = None  # (objects read, of how many) while syncing
 
 
 @dataclass(frozen=True)
@@ -48,30 +53,6 @@ class Saved:
 
     object: StoredObject
     queued: bool
-
-
-class SyncChanges(Protocol):
-    """What a source with sync tokens reports (see `caldav_source.Changes`)."""
-
-    @property
-    def changed(self) -> list[StoredObject]: ...
-    @property
-    def deleted(self) -> list[str]: ...
-    @property
-    def token(self) -> str | None: ...
-    @property
-    def full(self) -> bool: ...
-    @property
-    def problems(self) -> list[Problem]: ...
-
-
-@runtime_checkable
-class ChangeFeed(Protocol):
-    """A source that can say what changed since a sync token (CalDAV, RFC 6578)."""
-
-    def changes(
-        self, calendar: CalendarRef, token: str | None, known: Mapping[str, str] | None = None
-    ) -> SyncChanges: ...
 
 
 class CalendarStore:
@@ -86,11 +67,14 @@ class CalendarStore:
     ) -> None:
         self._sources = sources
         self._clock = clock
-        self._cache = CalendarCache(cache_path, now=clock())
+        self._cache = CalendarCache(cache_path, now=clock(), clock=clock)
         # Held around each exchange with a source and the cache update after it, so a refresh
         # never writes back a version older than a put that ran meanwhile. Reads never take it.
         self._sync = threading.RLock()
-        self._writer = ChangeWriter(self._cache, sources, self.calendar, self._pull, clock=clock)
+        self._puller = CalendarSync(self._cache, self._sync, clock)
+        self._writer = ChangeWriter(
+            self._cache, sources, self.calendar, self._puller.pull, clock=clock
+        )
 
     def close(self) -> None:
         """Close the cache file."""
@@ -129,6 +113,35 @@ class CalendarStore:
         where = f" in '{calendar}'" if calendar else ""
         raise EventNotFound(f"No event with UID '{uid}'{where}; it may have been deleted.")
 
+    def occurrences(
+        self,
+        start: datetime,
+        end: datetime,
+        zone: ZoneInfo,
+        calendar: str | None = None,
+        *,
+        limit: int = 10000,
+        time_limit_s: float = 5.0,
+    ) -> tuple[list[Occurrence], list[Problem]]:
+        """The occurrences in [start, end) of every calendar (or the one named), as `objects`
+        shows them, read through the time-span index (see `agenda`)."""
+        name = None if calendar is None else self.calendar(calendar).name
+        names = {ref.name.casefold(): ref.name for ref in self.calendars()}
+        hidden = self._writer.queued_keys(names, name)
+        cached = [self._cache.object(names[cal], uid) for cal, uid in hidden]
+        queued = self._writer.overlay([obj for obj in cached if obj], names, name)
+        return agenda.between(
+            self._cache.read,
+            start,
+            end,
+            zone,
+            calendar=name,
+            queued=queued,
+            hidden=frozenset(hidden),
+            limit=limit,
+            time_limit_s=time_limit_s,
+        )
+
     def pending(self) -> list[QueuedChange]:
         """Changes waiting for their source, oldest first."""
         return self._cache.changes("queued")
@@ -160,6 +173,7 @@ class CalendarStore:
                 counts.get((c.ref.name.casefold(), "conflict"), 0),
                 c.last_error,
                 tuple(self._cache.problems(c.ref.name)),
+                c.progress,
             )
             for c in self._cache.calendars()
         ]
@@ -183,13 +197,21 @@ class CalendarStore:
             for ref in refs:
                 seen.add(ref.name.casefold())
                 self._writer.remember_owner(ref, source)
-                with self._sync:
-                    if self._pull(source, ref):
-                        synced.add(ref.name.casefold())
+                if self._puller.pull(source, ref):  # it takes the lock as it goes
+                    synced.add(ref.name.casefold())
             with self._sync:
                 self._writer.replay(synced)
         self._settle_unseen(seen, unreachable)
+        self.index()
         return self.status()
+
+    def index(self) -> None:
+        """Index the objects cached before the time-span index was (or as far ahead as it
+        reaches now), a batch at a time; until then they are expanded at query time."""
+        while True:
+            with self._sync:
+                if self._cache.reindex(BATCH) < BATCH:
+                    return
 
     def reread(self, calendar: str) -> None:
         """Fetch one calendar from its source now, if it can be reached (before an undo)."""
@@ -198,8 +220,7 @@ class CalendarStore:
             source = self._writer.source_for(ref)
         except CalendarError:
             return
-        with self._sync:
-            self._pull(source, ref)
+        self._puller.pull(source, ref)
 
     def replay(self) -> list[QueuedChange]:
         """Send the queued changes in order; returns them as they ended up."""
@@ -236,66 +257,6 @@ class CalendarStore:
         return Saved(written, queued)
 
     # Inside
-
-    def _pull(self, source: CalendarSource, ref: CalendarRef) -> bool:
-        """Fetch what changed in one calendar into the cache; False when it could not be read."""
-        cached = {c.ref.name.casefold(): c for c in self._cache.calendars()}.get(
-            ref.name.casefold()
-        )
-        token = cached.sync_token if cached is not None and cached.ref == ref else None
-        try:
-            if isinstance(source, ChangeFeed):
-                self._apply_changes(ref, source, token)
-            else:
-                objects, problems = source.objects(ref)
-                self._apply_listing(ref, objects, problems, unchanged=cached is not None)
-        except CalendarError as error:
-            with self._cache.writing() as conn:
-                self._cache.save_calendar(conn, ref)
-            self._cache.mark(ref.name, online=False, error=str(error))
-            return False
-        return True
-
-    def _apply_changes(self, ref: CalendarRef, source: ChangeFeed, token: str | None) -> None:
-        known = self._cache.known(ref.name)
-        try:
-            changes = source.changes(ref, token, known)
-        except Conflict:
-            if token is None:
-                raise
-            changes = source.changes(ref, None, known)  # the token expired: list everything
-        with self._cache.writing() as conn:
-            self._cache.save_calendar(conn, ref)
-            if changes.full:
-                keep = {obj.uid for obj in changes.changed}
-                for obj in self._cache.objects(ref.name):
-                    if obj.uid not in keep:
-                        self._cache.drop_objects(conn, ref.name, uid=obj.uid)
-                self._cache.set_problems(conn, ref.name, changes.problems)
-            for href in changes.deleted:
-                self._cache.drop_objects(conn, ref.name, href=href)
-            for obj in changes.changed:
-                self._cache.store_object(conn, obj)
-            self._cache.synced(conn, ref.name, changes.token, self._clock())
-
-    def _apply_listing(
-        self,
-        ref: CalendarRef,
-        objects: list[StoredObject],
-        problems: list[Problem],
-        *,
-        unchanged: bool,
-    ) -> None:
-        before = {(o.uid, o.href, o.etag) for o in self._cache.objects(ref.name)}
-        same = unchanged and before == {(o.uid, o.href, o.etag) for o in objects}
-        with self._cache.writing() as conn:
-            self._cache.save_calendar(conn, ref)
-            if not same:  # an unchanged file is not written again
-                self._cache.drop_objects(conn, ref.name)
-                for obj in objects:
-                    self._cache.store_object(conn, obj)
-                self._cache.set_problems(conn, ref.name, problems)
-            self._cache.synced(conn, ref.name, None, self._clock())
 
     def _settle_unseen(self, seen: set[str], unreachable: dict[str, str]) -> None:
         """Calendars no source listed: offline if a source of their kind failed, else gone."""

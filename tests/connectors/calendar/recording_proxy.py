@@ -4,6 +4,8 @@ Requests go upstream byte for byte (method, path, headers, body), so the tests c
 the CalDAV source actually sent (If-Match, If-None-Match) without trusting its own account.
 With `refuse_sync` it answers sync-collection REPORTs as a server without RFC 6578 does (403
 with DAV:supported-report), so the ETag-comparing fallback is exercised against real data.
+With `multigets_allowed` set, it forwards that many calendar-multiget REPORTs and answers the
+rest 502, as a gateway whose server went away in the middle of a sync.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class RecordingProxy:
     def __init__(self, upstream_port: int, *, refuse_sync: bool = False) -> None:
         self.upstream_port = upstream_port
         self.refuse_sync = refuse_sync
+        self.multigets_allowed: int | None = None
+        self.multigets = 0  # calendar-multiget REPORTs received
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -60,6 +64,12 @@ class RecordingProxy:
     def record(self, request: Recorded) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def multiget_refused(self) -> bool:
+        """Count one calendar-multiget; whether it is one too many to forward."""
+        with self._lock:
+            self.multigets += 1
+            return self.multigets_allowed is not None and self.multigets > self.multigets_allowed
 
     def sent(self, method: str) -> list[Recorded]:
         """The requests seen with this method, in order."""
@@ -91,6 +101,9 @@ def _handler_for(proxy: RecordingProxy) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if self.command == "REPORT" and proxy.refuse_sync and b"sync-collection" in body:
                 self.answer(403, [("Content-Type", "application/xml")], _UNSUPPORTED_REPORT)
+                return
+            if b"calendar-multiget" in body and proxy.multiget_refused():
+                self.answer(502, [], b"")
                 return
             upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=30)
             try:

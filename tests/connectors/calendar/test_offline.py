@@ -13,26 +13,35 @@ from pathlib import Path
 import caldav
 import pytest
 
-from hearth.connectors.calendar.caldav_source import CalDavSource, Changes
+from hearth.connectors.calendar.caldav_source import CalDavSource
+from hearth.connectors.calendar.caldav_sync import Listing
 from hearth.connectors.calendar.errors import Conflict
-from hearth.connectors.calendar.objects import CalendarRef
+from hearth.connectors.calendar.objects import CalendarRef, Problem, StoredObject
 from hearth.connectors.calendar.store import CalendarStore
 from hearth.connectors.evaluation.servers.radicale import PASSWORD, USER, RadicaleServer
 from tests.connectors.calendar.test_store import event, summaries
 
 
 class RecordingSource(CalDavSource):
-    """The real CalDAV source, noting what each sync brought back."""
+    """The real CalDAV source, noting what each sync listed and fetched."""
 
     def __init__(self, url: str) -> None:
         super().__init__(url, USER, PASSWORD, timeout_s=5.0)
-        self.synced: list[tuple[str | None, Changes]] = []
+        self.synced: list[tuple[str | None, Listing]] = []
+        self.fetched: list[StoredObject] = []
 
-    def changes(
+    def listing(
         self, calendar: CalendarRef, token: str | None, known: Mapping[str, str] | None = None
-    ) -> Changes:
-        found = super().changes(calendar, token, known)
+    ) -> Listing:
+        found = super().listing(calendar, token, known)
         self.synced.append((token, found))
+        return found
+
+    def fetch(
+        self, calendar: CalendarRef, hrefs: list[str]
+    ) -> tuple[list[StoredObject], list[Problem], list[str]]:
+        found = super().fetch(calendar, hrefs)
+        self.fetched.extend(found[0])
         return found
 
 
@@ -108,15 +117,16 @@ def test_a_refresh_fetches_only_what_changed_since_its_sync_token(
     [(first_token, first)] = source.synced
     assert first_token is None
     assert first.full
-    assert len(first.changed) == 3
+    assert len(first.fetch) == 3
 
     other.save("review", "Review (moved)")
     other.delete("lunch")
+    source.fetched.clear()
     store.refresh()
     token, changes = source.synced[-1]
     assert token == first.token  # the stored token was sent back
     assert not changes.full
-    assert [obj.uid for obj in changes.changed] == ["review"]
+    assert [obj.uid for obj in source.fetched] == ["review"]
     assert len(changes.deleted) == 1
     assert changes.token != first.token
     assert summaries(store) == {"review": "Review (moved)", "standup": "Standup"}
