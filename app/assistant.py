@@ -111,11 +111,14 @@ class Assistant:
         start_connectors: bool = True,
         window: bool = False,
         progress: Callable[[StartupStep], None] | None = None,
+        defer_plugins: bool = False,
     ) -> Assistant:
         """Open the database, load the plugins, recover interrupted calls, start connectors.
 
         `progress` hears each step as it begins, so a front end can show what is loading.
         `window`: the desktop app, whose voice input leaves a core free so the window stays quick.
+        `defer_plugins`: the plugins load (and their connectors start) only in `load_plugins()`,
+        which a front end runs off its main thread; a session waits for it.
         """
         say = progress or (lambda _step: None)
         say(StartupStep.DATABASE)
@@ -123,9 +126,14 @@ class Assistant:
         # Held while this assistant is open: another process's recovery (the window's, a
         # terminal command's) then leaves the calls this one runs alone.
         db.claim_owner()
-        say(StartupStep.PLUGINS)
+        if not defer_plugins:
+            say(StartupStep.PLUGINS)
         plugin_set = PluginSet(
-            ToolRegistry(), plugins=plugins, entry_points=entry_points, user_files=user_plugins
+            ToolRegistry(),
+            plugins=plugins,
+            entry_points=entry_points,
+            user_files=user_plugins,
+            load=not defer_plugins,
         )
         say(StartupStep.RECOVERY)
         # Calls a run that died started but never finished: marked `unknown` in the intents
@@ -134,9 +142,20 @@ class Assistant:
         unresolved = recover(IntentLog(db), AuditLog(db), UndoLog(db))
         assistant = cls(model, db, plugin_set, unresolved, window=window)
         if start_connectors:
-            say(StartupStep.CONNECTORS)
-            assistant.start_connectors()
+            if not defer_plugins:
+                say(StartupStep.CONNECTORS)
+            assistant.start_connectors()  # deferred: each starts as its plugin loads
         return assistant
+
+    @property
+    def plugins_loaded(self) -> bool:
+        """Whether the plugins' tools and connectors are all here (see `load_plugins`)."""
+        return self.plugin_set.loaded
+
+    def load_plugins(self) -> None:
+        """Load the plugins deferred by `open(defer_plugins=True)` and start their connectors
+        if connectors run; returns at once once loaded, and waits while another thread loads."""
+        self.plugin_set.load()
 
     @property
     def models(self) -> Models:
@@ -182,6 +201,7 @@ class Assistant:
         """
         if self.model is None:
             raise NoModelLoaded()
+        self.load_plugins()  # the turn chooses among every connector's tools
         if conversation_id is None:
             conversation_id = self.conversations.create(title)
         history = self.conversations.messages(conversation_id)
@@ -199,7 +219,7 @@ class Assistant:
         store_id = conversation_id
         return Session(
             self.model,
-            list(self.tools),
+            self.tools,
             executor,
             conversation_id=conversation_id,
             history=history,
@@ -227,6 +247,7 @@ class Assistant:
 
     def read_conversation(self, conversation_id: int) -> StoredConversation:
         """A conversation with each call's recorded fate, for showing it again."""
+        self.load_plugins()  # a call's card shows its tool
         return read_conversation(
             self.conversations, self.audit, self.undo_log, self.tools, conversation_id
         )
@@ -259,6 +280,7 @@ class Assistant:
 
     def undo(self, call_id: str) -> Undone:
         """Revert one action. The user asked for it, so it is recorded but not gated."""
+        self.load_plugins()
         return undo_call(self.tools, self.audit, self.undo_log, call_id)
 
     def start_connectors(self) -> None:

@@ -1,7 +1,8 @@
 """`hearth` with no subcommand: the desktop app.
 
-The window appears at once; the model loads on the worker pool behind it. Without a model, the
-chat says so and points to the Models page.
+The window appears at once; the model and the plugins (with their connectors) load on the
+worker pool behind it, and the line at its foot says what is still loading. Without a model,
+the chat says so and points to the Models page.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from hearth import (
     ChatModel,
     HearthError,
     ModelNotFoundError,
+    Secrets,
     data_dir,
     use_password_prompt,
 )
 from hearth.ui import theme
 from hearth.ui.context import UiContext
 from hearth.ui.instance import ALREADY_OPEN, InstanceServer, ask_running_to_show, server_name
+from hearth.ui.loading_status import MODEL, PLUGINS
 from hearth.ui.main_window import MainWindow
 from hearth.ui.ops import run_op
 from hearth.ui.pages.password_store import ask_to_unlock
@@ -84,12 +87,15 @@ def start_loading_model(
     """Load a model on the pool; without one, the chat explains how to get one."""
     chat = window.chat
     chat.status.set_loading(True)
+    window.loading.begin(MODEL)
 
     def loaded(_model: ChatModel) -> None:
+        window.loading.end(MODEL)
         chat.hide_first_run()
         chat.status.refresh()
 
     def failed(error: Exception) -> None:
+        window.loading.end(MODEL)
         chat.status.set_loading(False)
         has_page = any(page.title == "Models" for page in window.page_classes)
         if isinstance(error, ModelNotFoundError):
@@ -103,6 +109,47 @@ def start_loading_model(
     run_op(
         context.pool,
         lambda: load(context.assistant),
+        receiver=window,
+        success=loaded,
+        failure=failed,
+    )
+
+
+def start_loading(window: MainWindow, context: UiContext) -> None:
+    """Load the model and the plugins behind the window, side by side, and find where
+    passwords are kept (the keyring's probe starts programs) to ask for the store's password."""
+    start_loading_model(window, context)
+    start_loading_plugins(window, context)
+
+    def found(secrets: Secrets) -> None:
+        ask_to_unlock(secrets, window)
+
+    context.run(
+        lambda: context.settings.secrets,
+        receiver=window,
+        success=found,
+        doing="find where passwords are kept",
+    )
+
+
+def start_loading_plugins(window: MainWindow, context: UiContext) -> None:
+    """Load the plugins and start their connectors on the pool; once they are here, the pages
+    that show them fill in, the plugin files are watched and what went wrong is said."""
+    window.loading.begin(PLUGINS)
+
+    def loaded(_: object) -> None:
+        window.loading.end(PLUGINS)
+        context.watch_plugins()
+        context.plugins_did_change.emit()
+        report_startup_problems(window, context.assistant)
+
+    def failed(error: Exception) -> None:
+        window.loading.end(PLUGINS)
+        context.errors.show(window, "load the plugins", error)
+
+    run_op(
+        context.pool,
+        context.assistant.load_plugins,
         receiver=window,
         success=loaded,
         failure=failed,
@@ -215,22 +262,20 @@ def main() -> int:
     # terminal it may have been started from.
     use_password_prompt(None)
     try:
-        assistant = Assistant.open(window=True)
+        assistant = Assistant.open(window=True, defer_plugins=True)
     except HearthError as error:
         instance.close()
         QMessageBox.critical(None, "Hearth", f"Hearth could not start.\n\n{error}")
         return 1
     context = UiContext(assistant)
-    context.watch_plugins()
     window = MainWindow(context)
     watcher.theme_did_change.connect(lambda _theme: window.refresh_icons())
     tray = Tray(window)
     instance.show_requested.connect(tray.show_window)
     window.closed.connect(app.quit)
     window.show()
-    report_startup_problems(window, assistant)
-    ask_to_unlock(context.settings.secrets, window)
-    start_loading_model(window, context)
+    # Once the window has been painted: the loading threads would slow its first paint.
+    QTimer.singleShot(0, lambda: start_loading(window, context))
     quit_after(window)
     screenshot_then_quit(window)
     previous_interrupt = close_on_interrupt(window)

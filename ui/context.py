@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QWidget
@@ -11,6 +11,9 @@ from PySide6.QtWidgets import QWidget
 from hearth import Assistant, SettingsStore
 from hearth.ui.errors import ErrorReporter
 from hearth.ui.ops import run_op
+
+if TYPE_CHECKING:
+    from hearth import Voice
 
 
 class UiContext(QObject):
@@ -37,7 +40,12 @@ class UiContext(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(4)
         self.errors = ErrorReporter(self)
-        self.voice = assistant.voice
+
+    @property
+    def voice(self) -> Voice:
+        # Made on first use, off the main thread where it can be: voice input brings numpy,
+        # PortAudio's wrapper and the speech models, none of which the first window needs.
+        return self.assistant.voice
 
     def run(
         self,

@@ -8,7 +8,7 @@ from typing import Protocol, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QMainWindow, QSplitter, QStackedWidget, QWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget, QWidget
 
 from hearth import AgentConfig
 from hearth.ui import theme
@@ -16,12 +16,17 @@ from hearth.ui.chat.controller import ChatController
 from hearth.ui.chat.conversations import ConversationList
 from hearth.ui.chat.panel import ChatPanel
 from hearth.ui.context import UiContext
-from hearth.ui.pages import PAGES
+from hearth.ui.loading_status import LoadingStatus
+from hearth.ui.pages import NAVIGATION
 from hearth.ui.sidebar import RAIL_WIDTH, SIDEBAR_WIDTH, Sidebar, page_icon
 
 CHAT = "Chat"
 MIN_WIDTH = 640  # docs/user-guide.md gives this number; the layout is tested down to it
 MIN_HEIGHT = 520
+# Pages that show what plugins bring (connectors, their tools, the plugins themselves): opened
+# while the plugins still load, they say so and are made once the plugins are here.
+NEED_PLUGINS = frozenset({"Permissions", "Accounts", "Folders", "Plugins"})
+PLUGINS_LOADING = "Loading plugins…"
 
 
 class Page(Protocol):
@@ -33,8 +38,9 @@ class Page(Protocol):
 
 
 def available_pages() -> list[Page]:
-    """The side pages, in the order the sidebar shows them."""
-    return [cast(Page, page) for page in PAGES]
+    """The side pages, in the order the sidebar shows them; each module is imported when its
+    page is first opened."""
+    return [cast(Page, page) for page in NAVIGATION]
 
 
 class MainWindow(QMainWindow):
@@ -74,6 +80,12 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([SIDEBAR_WIDTH, 1180 - SIDEBAR_WIDTH])
         self.splitter.setHandleWidth(1)
         self.setCentralWidget(self.splitter)
+        self.loading = LoadingStatus()
+        self.setStatusBar(self.loading)
+        self.waiting = QLabel(PLUGINS_LOADING, alignment=Qt.AlignmentFlag.AlignCenter)
+        self.waiting.setObjectName("pagePlaceholder")
+        self.stack.addWidget(self.waiting)
+        self._waiting_for: str | None = None
         self._connect()
         self._add_shortcuts()
         self._closed = False
@@ -93,6 +105,7 @@ class MainWindow(QMainWindow):
         self.chat.voice.state_did_change.connect(lambda _state: self._sync_escape())
         self.navigation.currentTextChanged.connect(self.open_page)
         self.sidebar.folded_did_change.connect(self._sidebar_folded)
+        self.context.plugins_did_change.connect(self._plugins_changed)
 
     def _add_shortcuts(self) -> None:
         def bind(
@@ -139,6 +152,10 @@ class MainWindow(QMainWindow):
     def _page(self, title: str) -> QWidget | None:
         if title in self.pages:
             return self.pages[title]
+        self._waiting_for = None
+        if title in NEED_PLUGINS and not self.context.assistant.plugins_loaded:
+            self._waiting_for = title
+            return self.waiting
         page_class = next((p for p in self.page_classes if p.title == title), None)
         if page_class is None:
             return None
@@ -153,6 +170,12 @@ class MainWindow(QMainWindow):
         if switched is not None:
             switched.connect(self._model_changed)
         return page
+
+    def _plugins_changed(self) -> None:
+        # A page opened while the plugins loaded is made now, in the placeholder's place.
+        title, self._waiting_for = self._waiting_for, None
+        if title is not None and self.stack.currentWidget() is self.waiting:
+            self.open_page(title)
 
     def _model_changed(self, *_: object) -> None:
         self.chat.hide_first_run()

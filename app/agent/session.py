@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from importlib import resources
@@ -86,7 +86,7 @@ class Session:
     def __init__(
         self,
         model: ChatModel,
-        tools: Sequence[Tool],
+        tools: Iterable[Tool],
         executor: Executor,
         *,
         conversation_id: int,
@@ -97,6 +97,8 @@ class Session:
         on_turn_done: Callable[[TurnDone], None] | None = None,
     ) -> None:
         self.model = model
+        # Read again as each turn starts: a registry gains an MCP server's tools once it answers.
+        self._tools = tools
         self.tools = list(tools)
         self.executor = executor
         self.conversation_id = conversation_id
@@ -122,6 +124,7 @@ class Session:
         `tool_choice="required"` makes the first step call a tool (the user picked one).
         """
         cancel = cancel or CancelToken()
+        self.tools = list(self._tools)
         self.executor.taint.add_user_text(text)
         used = self._connectors_used()
         self._remember(Message.user(text, context=turn_context(self.config.clock())))

@@ -3,7 +3,9 @@ dimmed, every tool call shown and gated before it runs."""
 
 from __future__ import annotations
 
+import logging
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -43,6 +45,8 @@ from hearth.cli.approve import INTERRUPTED, argument_lines, ask_terminal, check_
 from hearth.cli.reading_line import ReadingLine
 from hearth.cli.turn_end import say_turn_ended
 from hearth.cli.worker import stream_on_worker
+
+log = logging.getLogger(__name__)
 
 SUMMARY_CHARS = 200
 TOOL_COMMAND = "/tool"
@@ -207,15 +211,35 @@ def _text(text: str) -> str:
 def ready(
     allow: Sequence[str], model_choice: str | None, n_ctx: int, threads: int | None
 ) -> Assistant:
-    """The assistant with its model loaded, once `--allow` names are known to be right."""
-    assistant = Assistant.open()
+    """The assistant with its model loaded, once `--allow` names are known to be right.
+
+    The plugins load beside the model, on a thread of their own; the session waits for them.
+    """
+    assistant = Assistant.open(defer_plugins=True)
     try:
-        check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
+        if allow:
+            assistant.load_plugins()
+            check_allow(allow, _tool_names(assistant))  # before the slow part: loading the model
+        else:
+            load_plugins_meanwhile(assistant)
         assistant.use_model(load_model(model_choice, n_ctx=n_ctx, threads=threads))
     except BaseException:
         assistant.close()
         raise
     return assistant
+
+
+def load_plugins_meanwhile(assistant: Assistant) -> None:
+    """Start loading the plugins on a thread. What goes wrong there is only logged: the session
+    loads them again and raises it where the user sees it."""
+
+    def load() -> None:
+        try:
+            assistant.load_plugins()
+        except Exception:
+            log.debug("loading the plugins failed; the session tries again", exc_info=True)
+
+    threading.Thread(target=load, name="hearth-plugins", daemon=True).start()
 
 
 @click.command()

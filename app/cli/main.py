@@ -1,14 +1,13 @@
 """`hearth` entry point: no subcommand opens the desktop app; subcommands work headless.
 
-Built-in commands are imported only when one is run, so `hearth --help` loads neither the
-engine, Qt nor the hub client. Commands from plugins (e.g. `hearth files`) and the desktop
-front end are found through entry points, so the core never imports `hearth.connectors` or
-`hearth.ui`.
+Every command is imported only when it runs (see `hearth.cli.command_list`), so `hearth --help`
+loads no command, no plugin, and neither the engine, Qt nor the hub client. Commands from
+plugins (e.g. `hearth files`) and the desktop front end are found through entry points, so the
+core never imports `hearth.connectors` or `hearth.ui`.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import sys
@@ -17,83 +16,11 @@ from importlib.metadata import entry_points
 import click
 
 from hearth import DISABLE_ENV, HearthError, shown
+from hearth.cli.command_list import HearthGroup
 
 FRONTENDS = "hearth.frontends"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 VERBOSE_HANDLER = "hearth-verbose"
-# name -> ("module:attribute", short help). The short help is written here so that listing
-# the commands imports none of them; a test checks it against each command's own.
-BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
-    "ask": ("hearth.cli.ask_cmd:ask", "Ask one question and stream the answer."),
-    "audit": (
-        "hearth.cli.audit_cmd:audit",
-        "Show and export the audit log of tool calls and consent decisions.",
-    ),
-    "chat": ("hearth.cli.chat:chat", "Talk with Hearth in the terminal."),
-    "models": (
-        "hearth.cli.models_cmd:models",
-        "List, download, import and check the models Hearth can run.",
-    ),
-    "passwords": (
-        "hearth.cli.passwords_cmd:passwords",
-        "Where Hearth keeps account passwords; make its own store where there is no keyring.",
-    ),
-    "plugins": (
-        "hearth.cli.plugins_cmd:plugins",
-        "List, enable, disable and reload plugins, or start one of your own.",
-    ),
-    "undo": ("hearth.cli.undo_cmd:undo", "Undo the last COUNT actions Hearth took, newest first."),
-    "voice": (
-        "hearth.cli.voice_cmd:voice",
-        "Check voice input, download speech models, and transcribe speech.",
-    ),
-}
-
-
-class HearthGroup(click.Group):
-    """Built-in commands plus those plugins register, each loaded only when asked for."""
-
-    _plugin_commands: dict[str, click.Command] | None = None
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*BUILTIN_COMMANDS, *super().list_commands(ctx), *self._plugins()})
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in BUILTIN_COMMANDS and name not in self.commands:
-            self.add_command(_import_command(BUILTIN_COMMANDS[name][0]), name)
-        return super().get_command(ctx, name) or self._plugins().get(name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command list, with built-ins' short help taken from the map, not an import."""
-        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
-        rows: list[tuple[str, str]] = []
-        for name in self.list_commands(ctx):
-            if name in BUILTIN_COMMANDS and name not in self.commands:
-                rows.append((name, BUILTIN_COMMANDS[name][1]))
-            elif (command := self.get_command(ctx, name)) and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit)))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-    def _plugins(self) -> dict[str, click.Command]:
-        if self._plugin_commands is None:
-            from hearth import ToolRegistry, load_plugins
-
-            report = load_plugins(ToolRegistry())
-            self._plugin_commands = {
-                command.name: command
-                for command in report.commands
-                if command.name and command.name not in BUILTIN_COMMANDS
-            }
-        return self._plugin_commands
-
-
-def _import_command(target: str) -> click.Command:
-    module, _, attribute = target.partition(":")
-    command = getattr(importlib.import_module(module), attribute)
-    assert isinstance(command, click.Command), target
-    return command
 
 
 def show_logs(verbose: bool) -> None:

@@ -31,14 +31,10 @@ from hearth.errors import (
     ModelFileError,
 )
 from hearth.models.catalog import CatalogEntry
-from hearth.models.hub import (
-    DIGEST_NAMES,
-    TIMEOUT_S,
-    TRANSPORT_ERRORS,
-    RemoteFile,
-    resolve_remote_file,
-)
+from hearth.models.hub import TIMEOUT_S, TRANSPORT_ERRORS, resolve_remote_file
+from hearth.models.hub_file import DIGEST_NAMES, RemoteFile
 from hearth.models.lookup import (
+    PART_SUFFIX,
     place_atomically,
     read_sidecar,
     sha256_file,
@@ -49,8 +45,6 @@ CHUNK_SIZE = 256 * 1024
 DISK_MARGIN = 64 * 1024 * 1024
 _MAX_STALLED_ATTEMPTS = 3
 _RETRY_DELAY_S = 0.5
-
-PART_SUFFIX = ".part"  # a download in progress; never loaded as a model
 
 
 @dataclass(frozen=True, slots=True)

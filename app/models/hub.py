@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import httpx
 from huggingface_hub import HfApi, constants, hf_hub_url
@@ -20,7 +18,7 @@ from huggingface_hub.errors import (
 
 from hearth.errors import ChecksumMismatch, DownloadError
 from hearth.models.catalog import CatalogEntry, is_imat
-from hearth.models.lookup import Sidecar
+from hearth.models.hub_file import DigestKind, RemoteFile
 
 if TYPE_CHECKING:
     from huggingface_hub.hf_api import ModelInfo, RepoSibling
@@ -42,11 +40,6 @@ TRANSPORT_ERRORS = _transport_errors()
 _HUB_UNREACHABLE: tuple[type[Exception], ...] = (*TRANSPORT_ERRORS, OSError)
 GGUF_INSTEAD = "or add a .gguf file you already have with `hearth models import FILE`"
 
-# "sha256": an LFS file's content hash; "git-sha1": a small file's git blob id, which is
-# sha1(b"blob <size>\0" + content), the only digest the hub publishes for non-LFS files.
-DigestKind = Literal["sha256", "git-sha1"]
-DIGEST_NAMES: dict[DigestKind, str] = {"sha256": "sha256", "git-sha1": "git SHA-1"}
-
 
 class RepoNotFound(DownloadError):
     """The hub has no repository with this id (or it is private)."""
@@ -67,38 +60,6 @@ class ModelUnavailable(DownloadError):
         super().__init__(message)
         self.tried = tried
         self.fallback = fallback
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteFile:
-    """One file on the hub, pinned to a commit, with the size and digest the hub publishes."""
-
-    repo: str
-    revision: str
-    filename: str
-    url: str
-    size: int
-    digest: str
-    digest_kind: DigestKind = "sha256"
-    pinned: bool = False  # `digest` and `size` come from the catalog's pin, checked against the hub
-
-    @property
-    def name(self) -> str:
-        """The local file name (the repo path's last part)."""
-        return Path(self.filename).name
-
-    def new_hasher(self) -> hashlib._Hash:
-        """A hasher that, fed the file's bytes, ends at `digest` when they are right."""
-        if self.digest_kind == "sha256":
-            return hashlib.sha256()
-        hasher = hashlib.sha1(usedforsecurity=False)
-        hasher.update(b"blob %d\0" % self.size)
-        return hasher
-
-    def sidecar(self) -> Sidecar:
-        """The install record for this file (GGUF files are LFS files: always sha256)."""
-        assert self.digest_kind == "sha256", self
-        return Sidecar(self.repo, self.revision, self.filename, self.digest, self.size)
 
 
 def hub_endpoint() -> str:

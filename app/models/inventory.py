@@ -18,8 +18,7 @@ from hearth.models import (
     load_chat_model,
     verify_model,
 )
-from hearth.models.download import PART_SUFFIX
-from hearth.models.lookup import quantization_of
+from hearth.models.lookup import PART_SUFFIX, quantization_of
 from hearth.models.threads_setting import thread_policy
 
 

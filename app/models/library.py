@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hearth import paths
 from hearth.generation import ChatModel, ModelInfo
@@ -16,7 +17,6 @@ from hearth.models import (
     GGUFSummary,
     InstalledModel,
     ThreadPolicy,
-    download_model,
     first_check,
     import_model,
     inspect_gguf,
@@ -29,7 +29,6 @@ from hearth.models import (
     threads_setting,
     verify_model,
 )
-from hearth.models.download import ProgressCallback
 from hearth.models.first_check import FirstCheck
 from hearth.models.identity import package_model_path
 from hearth.models.inventory import ModelRow
@@ -37,6 +36,9 @@ from hearth.models.loading import DEFAULT_CONTEXT
 from hearth.models.lookup import Sidecar, quantization_of, read_sidecar
 from hearth.models.prompt_setting import prefix_folder
 from hearth.models.speed_history import SpeedHistory
+
+if TYPE_CHECKING:
+    from hearth.models.download import ProgressCallback
 
 
 class Models:
@@ -106,6 +108,8 @@ class Models:
         cancel: threading.Event | None = None,
     ) -> Path:
         """Download, verify and install an entry's file; `cancel` stops it, keeping the part."""
+        from hearth.models.download import download_model  # the hub client: only to download
+
         return download_model(entry, progress=progress, cancel=cancel)
 
     def import_file(self, source: Path) -> Path:

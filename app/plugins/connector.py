@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -21,6 +23,8 @@ from hearth.tools import ScopeKind, Tool
 from hearth.tools.decorator import ToolMethod
 
 CONNECTOR_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+log = logging.getLogger(__name__)
 
 
 class PluginError(HearthError):
@@ -110,6 +114,43 @@ class Connector:
     @functools.cached_property
     def tools(self) -> tuple[Tool, ...]:
         """Every tool of this connector: its `@tool` methods, then any tools it was given."""
+        return self._all_tools()
+
+    def replace_tools(self, tools: Iterable[Tool]) -> None:
+        """Offer `tools` in place of those it was given (an MCP server that came up). Call
+        `connector_did_change()` after it, so whoever runs the connector swaps them in."""
+        self._extra_tools = tuple(tools)
+        self._check()
+        # Assigned, not recomputed on the next read: a reader on another thread never sees
+        # the cache empty, so it cannot put back what it computed from the old tools.
+        self.__dict__["tools"] = self._all_tools()
+
+    def add_change_listener(self, listener: Callable[[Connector], None]) -> Callable[[], None]:
+        """Have `listener(self)` called after each `connector_did_change()`, on the thread that
+        calls that; returns the function that ends it."""
+        with _LISTENERS_LOCK:
+            self.__dict__.setdefault("_change_listeners", []).append(listener)
+
+        def unsubscribe() -> None:
+            with _LISTENERS_LOCK:
+                listeners = self.__dict__.get("_change_listeners", [])
+                if listener in listeners:
+                    listeners.remove(listener)
+
+        return unsubscribe
+
+    def connector_did_change(self) -> None:
+        """Tell the change listeners that its tools or status changed. Call it from a thread
+        that holds no lock a listener may take; a listener's error is logged, not raised."""
+        with _LISTENERS_LOCK:
+            listeners = list(self.__dict__.get("_change_listeners", ()))
+        for listener in listeners:
+            try:
+                listener(self)
+            except Exception:
+                log.exception("a listener of connector %r failed", self.name)
+
+    def _all_tools(self) -> tuple[Tool, ...]:
         methods = [
             getattr(self, attribute)
             for attribute, value in _class_attributes(type(self))
@@ -158,6 +199,9 @@ class Connector:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+_LISTENERS_LOCK = threading.Lock()
 
 
 def _class_attributes(cls: type) -> Iterable[tuple[str, object]]:

@@ -1,44 +1,45 @@
 """Loading plugins: built-in and third-party connectors and tools arrive through the same hooks.
 
 Sources are plugin objects handed to `load_plugins`, entry points in the `hearth.plugins` group
-and the user's plugin files (`hearth.plugins.user_files`). Entry points of the `hearth` distribution
-itself are built-in; any other distribution's, and every user file, are third-party and are
-skipped while `HEARTH_DISABLE_PLUGINS` is set. A plugin the user turned off is not imported. A
-plugin that fails to import, whose hook raises, or whose names clash is reported and skipped as
-a whole. `install` loads one plugin again in place of its previous self, in a single swap.
+and the user's plugin files (see `hearth.plugins.sources`). A plugin the user turned off is not
+imported. A plugin that fails to import, whose hook raises, or whose names clash is reported and
+skipped as a whole. `install` loads one plugin again in place of its previous self, in a single
+swap.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import traceback
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
-from importlib.metadata import EntryPoint, entry_points
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 import pluggy
 
-from hearth.paths import plugins_dir
+from hearth.plugins import sources
 from hearth.plugins.connector import Connector, PluginError
+from hearth.plugins.file_loading import load_plugin_file
 from hearth.plugins.hookspecs import PROJECT, HookSpecs
-from hearth.plugins.report import (
+from hearth.plugins.report import Change, Parts, PluginFailure, PluginInfo, PluginReport
+from hearth.plugins.sources import (
+    DISABLE_ENV,
+    ENTRY_POINT_GROUP,
+    SAFE_MODE_REASON,
     Candidate,
-    Change,
-    Parts,
-    PluginFailure,
-    PluginInfo,
-    PluginReport,
+    entry_point_candidates,
+    given_candidates,
+    is_builtin,
+    safe_mode,
+    user_candidates,
 )
-from hearth.plugins.user_files import disabled_plugins, load_plugin_file, plugin_files, plugin_name
+from hearth.plugins.user_files import disabled_plugins
 from hearth.tools import Tool, ToolRegistry
 
 __all__ = [
     "DISABLE_ENV",
     "ENTRY_POINT_GROUP",
+    "SAFE_MODE_REASON",
     "Candidate",
     "Change",
     "PluginFailure",
@@ -54,12 +55,10 @@ __all__ = [
     "user_candidates",
 ]
 
-ENTRY_POINT_GROUP = "hearth.plugins"
-DISABLE_ENV = "HEARTH_DISABLE_PLUGINS"
-SAFE_MODE_REASON = "safe mode (--no-plugins): only what ships with Hearth runs"
 TURNED_OFF_REASON = "turned off (`hearth plugins enable {name}` turns it back on)"
 
-_LOADER_FILES = frozenset({__file__, load_plugin_file.__code__.co_filename})
+# Hearth's own frames, left out of a failed plugin's traceback: they tell its author nothing.
+_LOADER_FILES = frozenset({__file__, sources.__file__, load_plugin_file.__code__.co_filename})
 _TOOL_HINT = " (decorate the function with @hearth.tool)"
 _Item = TypeVar("_Item", Tool, Connector, click.Command)
 
@@ -71,9 +70,16 @@ def load_plugins(
     entry_points: bool = True,
     user_files: bool = True,
     disabled: Collection[str] | None = None,
+    only: Collection[str] | None = None,
+    commands: bool = True,
 ) -> PluginReport:
     """Register the given plugins, the `hearth.plugins` entry points, then the user's plugin
-    files into `registry`; `disabled` (by default the user's choice) names those to skip."""
+    files into `registry`; `disabled` (by default the user's choice) names those to skip.
+
+    `only` names the plugins to load (one command's, say); the rest are not even listed.
+    Without `commands` no plugin's `hearth <command>`s are made: a front end that runs none
+    does not pay for importing them.
+    """
     report = PluginReport()
     off = disabled_plugins() if disabled is None else frozenset(disabled)
     report.candidates.extend(given_candidates(plugins))
@@ -81,54 +87,11 @@ def load_plugins(
         report.candidates.extend(entry_point_candidates())
     if user_files:
         report.candidates.extend(user_candidates())
+    if only is not None:
+        report.candidates[:] = [c for c in report.candidates if c.name in only]
     for candidate in report.candidates:
-        install(registry, report, candidate, disabled=off)
+        install(registry, report, candidate, disabled=off, commands=commands)
     return report
-
-
-def safe_mode() -> bool:
-    """Whether Hearth runs without third-party code (`--no-plugins`): no plugin packages, no
-    user plugin files, no MCP servers; only what ships with Hearth."""
-    return bool(os.environ.get(DISABLE_ENV))
-
-
-def is_builtin(point: EntryPoint) -> bool:
-    """Whether an entry point ships with Hearth itself rather than with another package."""
-    dist = point.dist
-    return dist is not None and re.sub(r"[-_.]+", "-", dist.name).lower() == PROJECT
-
-
-def given_candidates(plugins: Iterable[object]) -> list[Candidate]:
-    """Plugin objects handed over in code (tests, scripts)."""
-    return [
-        Candidate(_plugin_name(plugin), "given", _location(plugin), _returning(plugin))
-        for plugin in plugins
-    ]
-
-
-def entry_point_candidates() -> list[Candidate]:
-    """The `hearth.plugins` entry points, built-ins first so that a third-party plugin can
-    never take a built-in tool's name; third-party ones are blocked in safe mode."""
-    found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: not is_builtin(point))
-    return [
-        Candidate(
-            point.name,
-            "built-in" if is_builtin(point) else "package",
-            point.value,
-            point.load,
-            "" if is_builtin(point) or not safe_mode() else SAFE_MODE_REASON,
-        )
-        for point in found
-    ]
-
-
-def user_candidates() -> list[Candidate]:
-    """The files in the plugins folder as they are now; none is imported in safe mode."""
-    blocked = SAFE_MODE_REASON if safe_mode() else ""
-    return [
-        Candidate(plugin_name(path), "user", str(path), _file_loader(path), blocked)
-        for path in plugin_files(plugins_dir())
-    ]
 
 
 def install(
@@ -138,10 +101,11 @@ def install(
     *,
     disabled: Collection[str] = (),
     old: PluginInfo | None = None,
+    commands: bool = True,
 ) -> Change:
     """Load `candidate` in place of `old` (its previous self, loaded, failed or off): its tools
     replace the old ones in one registry swap, so no call ever sees half of a plugin."""
-    info, tools, parts = _prepare(registry, report, candidate, disabled, old)
+    info, tools, parts = _prepare(registry, report, candidate, disabled, old, commands)
     gone = report.parts.pop(old.name, None) if old is not None and old.state == "loaded" else None
     old_tools = old.tools if gone is not None and old is not None else ()
     registry.replace(old_tools, tools)
@@ -173,6 +137,7 @@ def _prepare(
     candidate: Candidate,
     disabled: Collection[str],
     old: PluginInfo | None,
+    commands: bool,
 ) -> tuple[PluginInfo, list[Tool], Parts]:
     base = PluginInfo(candidate.name, candidate.source, "disabled", location=candidate.location)
     nothing = Parts([], [])
@@ -183,7 +148,7 @@ def _prepare(
     try:
         if any(i.name == candidate.name and i is not old for i in report.infos):
             raise PluginError(f"another plugin is already called {candidate.name!r}")
-        tools, connectors, commands = _collect(candidate.load(), candidate.name)
+        tools, connectors, made = _collect(candidate.load(), candidate.name, commands)
         _check_names(registry, report, tools, connectors, old)
     except (Exception, SystemExit) as error:
         failed = replace(base, state="failed", error=_error_text(error), details=_details(error))
@@ -193,11 +158,13 @@ def _prepare(
     return (
         replace(base, state="loaded", tools=tool_names, connectors=names),
         tools,
-        Parts(connectors, commands),
+        Parts(connectors, made),
     )
 
 
-def _collect(plugin: object, name: str) -> tuple[list[Tool], list[Connector], list[click.Command]]:
+def _collect(
+    plugin: object, name: str, with_commands: bool
+) -> tuple[list[Tool], list[Connector], list[click.Command]]:
     """Run one plugin's hooks on their own, so another plugin's failure cannot reach it."""
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(HookSpecs)
@@ -210,10 +177,12 @@ def _collect(plugin: object, name: str) -> tuple[list[Tool], list[Connector], li
     commands: list[click.Command] = []
     _call_hook(manager.hook.register_tools, plugin, _registrar(tools, Tool, _TOOL_HINT))
     _call_hook(manager.hook.register_connectors, plugin, _registrar(connectors, Connector))
-    _call_hook(manager.hook.register_commands, plugin, _registrar(commands, click.Command))
+    if with_commands:
+        _call_hook(manager.hook.register_commands, plugin, _registrar(commands, click.Command))
     for connector in connectors:
         tools.extend(connector.tools)
-        commands.extend(connector.commands())
+        if with_commands:
+            commands.extend(connector.commands())
     return tools, connectors, commands
 
 
@@ -253,27 +222,6 @@ def _check_names(
         if connector.name in known:
             raise PluginError(f"connector name {connector.name!r} is already taken")
         known.add(connector.name)
-
-
-def _returning(plugin: object) -> Callable[[], object]:
-    return lambda: plugin
-
-
-def _file_loader(path: Path) -> Callable[[], object]:
-    return lambda: load_plugin_file(path)
-
-
-def _plugin_name(plugin: object) -> str:
-    name = getattr(plugin, "__name__", None)
-    return name if isinstance(name, str) else type(plugin).__name__
-
-
-def _location(plugin: object) -> str:
-    name = getattr(plugin, "__name__", None)
-    if isinstance(name, str):
-        return name
-    kind = type(plugin)
-    return f"{kind.__module__}:{kind.__qualname__}"
 
 
 def _error_text(error: BaseException) -> str:

@@ -2,34 +2,40 @@
 
 Every change holds one lock, so a reload from the folder watcher and a switch flipped in the
 desktop app never interleave; each plugin's tools change in a single registry swap. Connectors a
-change takes away are stopped; those it brings are started if connectors are running.
+change takes away are stopped; those it brings are started if connectors are running. A
+connector whose tools change while it runs (an MCP server that came up) has them swapped into
+the registry and its plugin's report the same way, when it says `connector_did_change()`.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterable
-from pathlib import Path
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
-
+from hearth.errors import HearthError
 from hearth.paths import plugins_dir
 from hearth.plugins.connector import Connector, PluginError
 from hearth.plugins.loading import install, load_plugins, uninstall, user_candidates
 from hearth.plugins.report import Change, PluginFailure, PluginInfo, PluginReport
-from hearth.plugins.user_files import disabled_plugins, is_plugin_file, set_plugin_disabled
+from hearth.plugins.user_files import disabled_plugins, set_plugin_disabled
 from hearth.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from hearth.plugins.watcher import PluginWatcher
 
 log = logging.getLogger(__name__)
 
-DEBOUNCE_S = 0.3
-
 
 class PluginSet:
-    """Loads every plugin into `registry` and keeps it, its report and its connectors in step."""
+    """Loads every plugin into `registry` and keeps it, its report and its connectors in step.
+
+    With `load=False` nothing loads until `load()` (a front end calls it off its main thread,
+    so its window or first answer need not wait); until then the registry and the report are
+    empty, and what `load()` finds arrives in them in one step.
+    """
 
     def __init__(
         self,
@@ -38,16 +44,54 @@ class PluginSet:
         plugins: Iterable[object] = (),
         entry_points: bool = True,
         user_files: bool = True,
+        load: bool = True,
     ) -> None:
         self._registry = registry
+        self._plugins = tuple(plugins)
+        self._entry_points = entry_points
         self._user_files = user_files
         self._lock = threading.RLock()
+        self._loading = threading.Lock()  # taken before `_lock`, never while holding it
+        self._loaded = False
         self._started: list[Connector] = []
         self._running = False
         self._watcher: PluginWatcher | None = None
-        self.report: PluginReport = load_plugins(
-            registry, plugins=plugins, entry_points=entry_points, user_files=user_files
-        )
+        self._subscriptions: dict[Connector, Callable[[], None]] = {}
+        self.report = PluginReport()
+        if load:
+            self.load()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether `load()` has finished: the registry and report hold every plugin."""
+        return self._loaded
+
+    def load(self) -> None:
+        """Load every plugin, once; a caller that comes while another loads waits for it."""
+        with self._loading:
+            if self._loaded:
+                return
+            staged = ToolRegistry()
+            # The front ends this set serves run no `hearth <command>`: none is made.
+            found = load_plugins(
+                staged,
+                plugins=self._plugins,
+                entry_points=self._entry_points,
+                user_files=self._user_files,
+                commands=False,
+            )
+            with self._lock:
+                self._registry.replace((), staged)
+                self.report.adopt(found)
+                for connector in found.connectors:
+                    self._follow(connector)
+                self._loaded = True
+                if self._running:
+                    for connector in found.connectors:
+                        self._start(connector)
+            # A connector may have changed its tools (a server came up) while it was staged.
+            for connector in found.connectors:
+                self._connector_changed(connector)
 
     @property
     def registry(self) -> ToolRegistry:
@@ -61,6 +105,7 @@ class PluginSet:
     def set_enabled(self, name: str, enabled: bool) -> PluginInfo:
         """Turn a plugin on or off, now and for later starts; raises `PluginError` for a name
         no plugin has."""
+        self.load()
         with self._lock:
             candidate = self.report.candidate(name)
             old = self.report.info(name)
@@ -70,7 +115,12 @@ class PluginSet:
             if enabled == (old.state != "disabled"):
                 return old
             change = install(
-                self._registry, self.report, candidate, disabled=disabled_plugins(), old=old
+                self._registry,
+                self.report,
+                candidate,
+                disabled=disabled_plugins(),
+                old=old,
+                commands=False,
             )
             self._apply(change)
             return change.info
@@ -80,6 +130,7 @@ class PluginSet:
         broken one fails on its own while the rest keep working."""
         if not self._user_files:
             return self.infos()
+        self.load()
         with self._lock:
             fresh = {candidate.location: candidate for candidate in user_candidates()}
             report = self.report
@@ -91,7 +142,9 @@ class PluginSet:
             disabled = disabled_plugins()
             for location, candidate in fresh.items():
                 known = next((i for i in report.infos if i.location == location), None)
-                change = install(self._registry, report, candidate, disabled=disabled, old=known)
+                change = install(
+                    self._registry, report, candidate, disabled=disabled, old=known, commands=False
+                )
                 self._apply(change)
             return list(report.infos)
 
@@ -104,6 +157,10 @@ class PluginSet:
             if self._watcher is not None:
                 self._watcher.on_change = lambda: self._reloaded(on_change)
                 return
+            # Here, not at the top: watchdog's start-up is for a window that watches, not for
+            # every command that loads plugins once.
+            from hearth.plugins.watcher import PluginWatcher
+
             self._watcher = PluginWatcher(plugins_dir(), lambda: self._reloaded(on_change))
 
     def unwatch(self) -> None:
@@ -128,20 +185,56 @@ class PluginSet:
     def close(self) -> None:
         self.unwatch()
         self.stop_connectors()
+        with self._lock:
+            for unsubscribe in self._subscriptions.values():
+                unsubscribe()
+            self._subscriptions.clear()
 
     def _reloaded(self, on_change: Callable[[], None] | None) -> None:
         self.reload()
         if on_change is not None:
             on_change()
 
+    def _follow(self, connector: Connector) -> None:
+        if connector not in self._subscriptions:
+            self._subscriptions[connector] = connector.add_change_listener(self._connector_changed)
+
+    def _connector_changed(self, connector: Connector) -> None:
+        """Swap the connector's tools as they are now into the registry, and into its plugin's
+        info, so turning the plugin off later takes them all away."""
+        with self._lock:
+            if connector not in self.report.connectors:
+                return
+            old = self._registry.by_connector(connector.name)
+            new = connector.tools
+            if len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True)):
+                return
+            old_names = {tool.name for tool in old}
+            try:
+                self._registry.replace(old_names, new)
+            except HearthError as error:
+                problem = f"its tools could not be offered: {error}"
+                self.report.failed.append(PluginFailure(connector.name, problem))
+                return
+            for info in list(self.report.infos):
+                if connector.name in info.connectors and info.state == "loaded":
+                    kept = tuple(name for name in info.tools if name not in old_names)
+                    tools = kept + tuple(tool.name for tool in new)
+                    self.report.record(replace(info, tools=tools), info)
+
     def _apply(self, change: Change) -> None:
         for connector in change.removed:
+            unsubscribe = self._subscriptions.pop(connector, None)
+            if unsubscribe is not None:
+                unsubscribe()
             if connector in self._started:
                 self._started.remove(connector)
                 try:
                     connector.stop()
                 except Exception:
                     log.exception("connector %s did not stop cleanly", connector.name)
+        for connector in change.added:
+            self._follow(connector)
         if self._running:
             for connector in change.added:
                 self._start(connector)
@@ -156,50 +249,3 @@ class PluginSet:
             self.report.failed.append(PluginFailure(connector.name, problem))
             return
         self._started.append(connector)
-
-
-class PluginWatcher:
-    """Calls `on_change` once the plugin files in `folder` have been quiet for `DEBOUNCE_S`
-    after a change, on its own thread, until `stop()`."""
-
-    def __init__(self, folder: Path, on_change: Callable[[], None]) -> None:
-        self.on_change = on_change
-        self._changed = threading.Event()
-        self._stopped = threading.Event()
-        self._observer = Observer()
-        self._observer.schedule(_Events(self._changed), str(folder), recursive=False)
-        self._observer.start()
-        self._thread = threading.Thread(target=self._run, name="hearth-plugin-watch", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._changed.set()
-        self._observer.stop()
-        self._observer.join(timeout=5)
-        self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while True:
-            self._changed.wait()
-            # Editors save in bursts (write, rename, chmod): reload once it settles.
-            while self._changed.is_set():
-                self._changed.clear()
-                if self._stopped.wait(DEBOUNCE_S):
-                    return
-            try:
-                self.on_change()
-            except Exception:
-                log.exception("reloading the plugins failed")
-
-
-class _Events(FileSystemEventHandler):
-    def __init__(self, changed: threading.Event) -> None:
-        self._changed = changed
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.is_directory or event.event_type in ("opened", "closed_no_write"):
-            return
-        paths = [event.src_path, getattr(event, "dest_path", "")]
-        if any(path and is_plugin_file(Path(os.fsdecode(path))) for path in paths):
-            self._changed.set()

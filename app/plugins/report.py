@@ -6,15 +6,14 @@ per-state lists (`loaded`, `failed`, `disabled`) follow its `infos`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 import click
 
 from hearth.plugins.connector import Connector
+from hearth.plugins.sources import Candidate, Source
 
-Source = Literal["built-in", "package", "user", "given"]
 State = Literal["loaded", "failed", "disabled"]
 
 
@@ -42,18 +41,6 @@ class PluginInfo:
     error: str = ""
     details: str = ""
     location: str = ""
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A plugin Hearth knows of: where it comes from and how to load it. `blocked` says why it
-    may not load at all (safe mode)."""
-
-    name: str
-    source: Source
-    location: str
-    load: Callable[[], object]
-    blocked: str = ""
 
 
 @dataclass
@@ -87,6 +74,18 @@ class PluginReport:
 
     def candidate(self, name: str) -> Candidate | None:
         return next((c for c in self.candidates if c.name == name), None)
+
+    def adopt(self, found: PluginReport) -> None:
+        """Take on what another load found, in place: whoever holds these lists sees it."""
+        self.loaded[:] = found.loaded
+        self.failed[:] = found.failed
+        self.disabled[:] = found.disabled
+        self.connectors[:] = found.connectors
+        self.commands[:] = found.commands
+        self.infos[:] = found.infos
+        self.candidates[:] = found.candidates
+        self.parts.clear()
+        self.parts.update(found.parts)
 
     def record(self, info: PluginInfo, old: PluginInfo | None = None) -> None:
         """Put `info` where `old` was (or last), and keep the per-state lists in step."""

@@ -58,6 +58,26 @@ def ask_secret(prompt: str, what: str) -> str:
     return line
 
 
+def ask_password_option(
+    prompt: str, what: str, when_needed: Callable[[Callable[[], str]], None]
+) -> click.Option:
+    """A group's `--ask-password`: given, `when_needed` is handed the asking (`ask_secret`), to
+    run only when the password is read, so a command that needs none asks nothing."""
+
+    def asked(_context: click.Context, _option: click.Parameter, given: bool) -> None:
+        if given:
+            when_needed(lambda: ask_secret(prompt, what))
+
+    return click.Option(
+        ["--ask-password"],
+        is_flag=True,
+        expose_value=False,
+        callback=asked,
+        help=f"Ask for {what} now (used for this run only, never stored); it is read from "
+        "standard input when that is not a terminal.",
+    )
+
+
 def keep_password(save: Callable[[], None], hold: Callable[[], None]) -> str:
     """Run `save`; where no store can keep the password, `hold` it for this run. Returns a line
     saying where the password is now."""

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from pydantic_core import to_jsonable_python
 
 from hearth.tools.errors import ArgumentProblem
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _VALUE_CHARS = 60
 _MUST = {

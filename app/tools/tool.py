@@ -6,9 +6,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import jsonschema
 import pydantic
 from pydantic_core import to_jsonable_python
 
@@ -17,6 +16,9 @@ from hearth.timeslots import TimeSlot
 from hearth.tools.errors import ArgumentProblem, ArgumentRefused, ToolArgumentsError
 from hearth.tools.problems import pydantic_problem, schema_problems
 from hearth.tools.signature import arguments_model, takes_any_keywords
+
+if TYPE_CHECKING:
+    import jsonschema
 
 Effect = Literal["read", "write", "send", "system"]
 """read: only looks. write: changes local data. send: leaves the machine or reaches a person.
@@ -247,6 +249,8 @@ class Tool:
         return f"{self.name}({shown})"
 
     def _validate_by_schema(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        import jsonschema  # here: a front end opens faster without it, and few tools need it
+
         validator = jsonschema.Draft202012Validator(dict(self.parameters))
         errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
         if errors:

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 
 from hearth.errors import DownloadCancelled, DownloadError
 from hearth.models.download import (
-    PART_SUFFIX,
     DownloadProgress,
     ProgressCallback,
     check_disk_space,
     fetch_file,
     part_size,
 )
-from hearth.models.hub import RemoteFile, hub_endpoint, remote_file, repo_info
-from hearth.models.lookup import place_atomically
+from hearth.models.hub import hub_endpoint, remote_file, repo_info
+from hearth.models.hub_file import RemoteFile
+from hearth.models.lookup import PART_SUFFIX, place_atomically
 from hearth.paths import fsync_directory, write_json_atomically
 from hearth.voice.speech_models import (
     RECORD,

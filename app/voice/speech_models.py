@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hearth import paths
 from hearth.errors import CatalogError, ChecksumMismatch
 from hearth.models.catalog import parse_entries
-from hearth.models.hub import DigestKind, RemoteFile
+from hearth.models.hub_file import DigestKind, RemoteFile
 from hearth.models.lookup import sha256_file
 from hearth.voice.errors import SpeechModelError
 from hearth.voice.settings import Language, Size, VoiceSettings

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hearth.models.download import ProgressCallback
 from hearth.voice.audio import Recording, record_file, write_wav
 from hearth.voice.capture import Microphone, input_devices
 from hearth.voice.service import Dictation, Readiness
 from hearth.voice.settings import VoiceSettings
-from hearth.voice.speech_download import download_speech_model
 from hearth.voice.speech_models import (
     InstalledSpeechModel,
     SpeechEntry,
@@ -27,6 +26,9 @@ from hearth.voice.speech_models import (
     verify_speech_model,
 )
 from hearth.voice.transcribe import Transcript
+
+if TYPE_CHECKING:
+    from hearth.models.download import ProgressCallback
 
 
 class Voice:
@@ -114,4 +116,7 @@ class Voice:
         cancel: threading.Event | None = None,
     ) -> Path:
         """Download, verify and install a speech model (resumable); returns its folder."""
+        # Here, not at the top: the hub client is for downloads, and the window opens without.
+        from hearth.voice.speech_download import download_speech_model
+
         return download_speech_model(entry, progress=progress, cancel=cancel)

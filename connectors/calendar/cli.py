@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 import click
 import pydantic
 
-from hearth import ask_secret, keep_password, read_fingerprint, shown
+from hearth import ask_password_option, ask_secret, keep_password, read_fingerprint, shown
 from hearth.connectors.calendar.errors import CalendarError
 from hearth.connectors.calendar.library import NAME, SYNCING, CalendarLibrary
 from hearth.connectors.calendar.objects import Problem
@@ -41,23 +42,13 @@ def calendar_commands(library: CalendarLibrary) -> click.Group:
         help="Calendar files and CalDAV accounts, their sync, and their events.",
         context_settings={"obj": library},
         params=[
-            click.Option(
-                ["--ask-password"],
-                is_flag=True,
-                help="Ask for the CalDAV password now (used for this run only, never stored); "
-                "it is read from standard input when that is not a terminal.",
+            ask_password_option(
+                "CalDAV password",
+                "the CalDAV password",
+                partial(library.settings_store.ask_when_needed, NAME, "password"),
             )
         ],
-        callback=_ask_password,
     )
-
-
-@click.pass_obj
-def _ask_password(library: CalendarLibrary, ask_password: bool) -> None:
-    if ask_password:
-        library.settings_store.ask_when_needed(
-            NAME, "password", lambda: ask_secret("CalDAV password", "the CalDAV password")
-        )
 
 
 @click.command("add-file")

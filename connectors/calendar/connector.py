@@ -14,7 +14,6 @@ import click
 
 from hearth import Connector, counted, data_dir
 from hearth.connectors.calendar.changes import ChangeLog
-from hearth.connectors.calendar.cli import calendar_commands
 from hearth.connectors.calendar.library import NAME, CalendarLibrary
 from hearth.connectors.calendar.reading import ReadingTools
 from hearth.connectors.calendar.settings import CalendarSettings
@@ -92,6 +91,9 @@ class CalendarConnector(ReadingTools, WritingTools, Connector):
         )
 
     def commands(self) -> Iterable[click.Command]:
+        # Here, not at the top: only `hearth calendar` needs it, never the window or a turn.
+        from hearth.connectors.calendar.cli import calendar_commands
+
         return [calendar_commands(self.library)]
 
     def settings_saved(self) -> None:

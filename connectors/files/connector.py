@@ -14,7 +14,6 @@ import click
 
 from hearth import Connector, FolderAccess, IndexStatus
 from hearth.connectors.files.checks import CallChecks
-from hearth.connectors.files.cli import files_commands
 from hearth.connectors.files.creating import CreatingTools
 from hearth.connectors.files.grants import NAME
 from hearth.connectors.files.library import FileLibrary
@@ -63,6 +62,9 @@ class FilesConnector(
         return self.library.subscribe(listener)
 
     def commands(self) -> Iterable[click.Command]:
+        # Here, not at the top: only `hearth files` needs it, never the window or a turn.
+        from hearth.connectors.files.cli import files_commands
+
         return [files_commands(self.library)]
 
     def start(self) -> None:

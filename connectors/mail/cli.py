@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 import click
 import pydantic
 
-from hearth import HearthError, ask_secret, keep_password, read_fingerprint, shown
+from hearth import (
+    HearthError,
+    ask_password_option,
+    ask_secret,
+    keep_password,
+    read_fingerprint,
+    shown,
+)
 from hearth import spaced_fingerprint as spaced
 from hearth.connectors.mail import sending
 from hearth.connectors.mail.account import NAME, MailAccount
@@ -27,23 +35,13 @@ def mail_commands(account: MailAccount) -> click.Group:
         help="Your mail account, its sync and its outbox.",
         context_settings={"obj": account},
         params=[
-            click.Option(
-                ["--ask-password"],
-                is_flag=True,
-                help="Ask for the password now (used for this run only, never stored); it is "
-                "read from standard input when that is not a terminal.",
+            ask_password_option(
+                "Mail password",
+                "the mail password",
+                partial(account.settings_store.ask_when_needed, NAME, "password"),
             )
         ],
-        callback=_ask_password,
     )
-
-
-@click.pass_obj
-def _ask_password(account: MailAccount, ask_password: bool) -> None:
-    if ask_password:
-        account.settings_store.ask_when_needed(
-            NAME, "password", lambda: ask_secret("Mail password", "the mail password")
-        )
 
 
 @click.command()

@@ -11,7 +11,6 @@ from hearth import Connector, ConnectorAction
 from hearth.connectors.mail.account import NAME, MailAccount
 from hearth.connectors.mail.address_words import refused_recipient
 from hearth.connectors.mail.addresses import parse_recipients
-from hearth.connectors.mail.cli import mail_commands
 from hearth.connectors.mail.errors import BadAddress
 from hearth.connectors.mail.outbox_actions import outbox_actions
 from hearth.connectors.mail.reading import ReadingTools
@@ -72,6 +71,9 @@ class MailConnector(ReadingTools, WritingTools, Connector):
         return summary(self.account, time.time())
 
     def commands(self) -> Iterable[click.Command]:
+        # Here, not at the top: only `hearth mail` needs it, never the window or a turn.
+        from hearth.connectors.mail.cli import mail_commands
+
         return [mail_commands(self.account)]
 
     def start(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -14,7 +15,7 @@ from hearth.connectors.mcp import config as settings
 from hearth.connectors.mcp.config import ServerConfig
 
 if TYPE_CHECKING:
-    from hearth.connectors.mcp.connector import Discovery
+    from hearth.connectors.mcp.connector import McpServerConnector
 
 _T = TypeVar("_T")
 SAFE_MODE_NOTE = "not started: safe mode (--no-plugins) runs no MCP servers"
@@ -44,8 +45,9 @@ def list_servers() -> None:
             item = found.get(name)
             if item is None:
                 click.echo(f"  {SAFE_MODE_NOTE}")
-            elif item.problem:
-                click.echo(f"  not connected: {shown(item.problem)}")
+            elif item.upkeep.state.phase != "ready":
+                # This command tries once: the retry the state would promise never comes.
+                click.echo(f"  {shown(replace(item.upkeep.state, retry_at=None).line())}")
             else:
                 _echo_tools(item)
 
@@ -56,6 +58,9 @@ def list_servers() -> None:
 @click.option("--url", default=None, help="A streamable HTTP server instead of a command.")
 @click.option("--env", "env", multiple=True, metavar="KEY=VALUE", help="For the command.")
 @click.option("--timeout", type=float, default=None, help="Seconds a call may take (60).")
+@click.option(
+    "--connect-timeout", type=float, default=None, help="Seconds it may take to start (10)."
+)
 @click.option("--replace", is_flag=True, help="Replace a server of the same name.")
 def add(
     name: str,
@@ -63,6 +68,7 @@ def add(
     url: str | None,
     env: tuple[str, ...],
     timeout: float | None,
+    connect_timeout: float | None,
     replace: bool,
 ) -> None:
     """Add the server NAME: `add NAME -- COMMAND [ARGS...]` or `add NAME --url URL`."""
@@ -75,6 +81,8 @@ def add(
         fields["env"] = dict(_pair(item) for item in env)
     if timeout is not None:
         fields["timeout"] = timeout
+    if connect_timeout is not None:
+        fields["connectTimeout"] = connect_timeout
     try:
         server = ServerConfig.model_validate(fields)
     except ValueError as error:
@@ -113,8 +121,8 @@ def tools(name: str) -> None:
         item = found.get(name)
         if item is None:
             raise click.ClickException(SAFE_MODE_NOTE)
-        if item.problem:
-            raise click.ClickException(shown(item.problem))
+        if item.upkeep.state.phase != "ready":
+            raise click.ClickException(shown(item.upkeep.state.problem or item.upkeep.state.line()))
         from hearth.connectors.mcp.tools import claims, left_out
 
         why_left_out = {skipped.name: skipped.reason for skipped in left_out(list(item.listed))}
@@ -126,32 +134,34 @@ def tools(name: str) -> None:
                 click.echo(f"  left out: {shown(why_left_out[listed.name])}")
 
 
-def _echo_tools(found: Discovery) -> None:
+def _echo_tools(found: McpServerConnector) -> None:
     """The tools Hearth offers the model from a connected server, then those it leaves out."""
     from hearth.connectors.mcp.tools import left_out
 
     skipped = left_out(list(found.listed))
     names = {item.name for item in skipped}
     offered = [shown(tool.name) for tool in found.listed if tool.name not in names]
-    click.echo(f"  connected, {counted(len(offered), 'tool')}: {', '.join(offered) or 'none'}")
+    click.echo(f"  ready, {counted(len(offered), 'tool')}: {', '.join(offered) or 'none'}")
     for item in skipped:
         click.echo(f"  left out: {shown(item.name)}: {shown(item.reason)}")
 
 
 @contextmanager
-def _connected(servers: dict[str, ServerConfig]) -> Iterator[dict[str, Discovery]]:
-    """What each server offers (nothing in safe mode); every server is stopped afterwards."""
+def _connected(servers: dict[str, ServerConfig]) -> Iterator[dict[str, McpServerConnector]]:
+    """Each server once it answered or failed once (none in safe mode: nothing starts); every
+    server is stopped afterwards. These commands are about the servers, so they wait on them."""
     if safe_mode():
         yield {}
         return
-    # Imported here: the mcp package takes most of a second to import, and every `hearth`
-    # command registers these commands, configured servers or not.
-    from hearth.connectors.mcp.connector import discover
+    # Imported here: every `hearth` command registers these commands, servers or not.
+    from hearth.connectors.mcp.config import McpConfig
+    from hearth.connectors.mcp.connector import server_connectors
     from hearth.connectors.mcp.runtime import McpRuntime
 
     runtime = McpRuntime()
     try:
-        yield discover(servers, runtime)
+        connectors = server_connectors(McpConfig(mcpServers=servers), runtime, ())
+        yield {connector.link.name: connector for connector in connectors}
     finally:
         runtime.stop()
 

@@ -7,6 +7,7 @@ not validate is never overwritten.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +20,9 @@ from hearth import HearthError, config_dir, write_json_atomically
 FILE_NAME = "mcp.json"
 SERVERS_KEY = "mcpServers"
 DEFAULT_CALL_TIMEOUT = 60.0
+# A server answers its first request within this, or counts as not answering (and is tried
+# again later); `npx -y` fetching a package on its first start may need "connectTimeout".
+DEFAULT_CONNECT_TIMEOUT = 10.0
 
 
 class McpConfigError(HearthError):
@@ -28,13 +32,16 @@ class McpConfigError(HearthError):
 class ServerConfig(pydantic.BaseModel):
     """One MCP server: a command to run (stdio) or a URL (streamable HTTP)."""
 
-    model_config = pydantic.ConfigDict(extra="allow")
+    model_config = pydantic.ConfigDict(extra="allow", populate_by_name=True)
 
     command: str | None = pydantic.Field(default=None, min_length=1)
     args: list[str] = pydantic.Field(default_factory=list)
     env: dict[str, str] = pydantic.Field(default_factory=dict)
     url: str | None = pydantic.Field(default=None, pattern=r"^https?://\S+$")
     timeout: float | None = pydantic.Field(default=None, gt=0, le=3600)
+    connect_timeout: float | None = pydantic.Field(
+        default=None, gt=0, le=600, alias="connectTimeout"
+    )
 
     @pydantic.model_validator(mode="after")
     def _one_transport(self) -> ServerConfig:
@@ -49,6 +56,17 @@ class ServerConfig(pydantic.BaseModel):
     @property
     def call_timeout(self) -> float:
         return self.timeout or DEFAULT_CALL_TIMEOUT
+
+    @property
+    def start_timeout(self) -> float:
+        """Seconds the server has to start and answer its first request."""
+        return self.connect_timeout or DEFAULT_CONNECT_TIMEOUT
+
+    def fingerprint(self) -> str:
+        """What tells this server apart from another: its command, arguments, environment or
+        URL (hashed: the environment may hold a key)."""
+        what = {"command": self.command, "args": self.args, "env": self.env, "url": self.url}
+        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
     def where(self) -> str:
         """The command line or URL, for people to read."""
@@ -67,7 +85,7 @@ class McpConfig(pydantic.BaseModel):
     def as_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True) | {
             SERVERS_KEY: {
-                name: server.model_dump(mode="json", exclude_unset=True)
+                name: server.model_dump(mode="json", by_alias=True, exclude_unset=True)
                 for name, server in self.servers.items()
             }
         }

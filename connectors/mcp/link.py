@@ -4,6 +4,7 @@ The session runs in a task of its own on the runtime's loop, because anyio requi
 connection to be closed by the task that opened it; callers on other threads only send it
 requests. A server that stops, or does not answer in time, costs the call that met it: that
 call fails with a `ToolFailure`, the session is dropped, and the next call starts a fresh one.
+A call that arrives while the server is being started waits for that start, not a second one.
 A stdio server's stderr goes to its `ServerLog`, and its last words explain why it stopped.
 """
 
@@ -11,25 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
-
-import mcp
-from mcp.client.stdio import stdio_client
-from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult
-from mcp.types import Tool as McpTool
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hearth import ToolFailure
 from hearth.connectors.mcp.config import ServerConfig
 from hearth.connectors.mcp.runtime import McpRuntime
 from hearth.connectors.mcp.server_log import ServerLog
 
-CONNECT_TIMEOUT = 10.0
+if TYPE_CHECKING:
+    import mcp
+    from mcp.types import CallToolResult
+    from mcp.types import Tool as McpTool
+
 _LIST_PAGES = 50
 # Beyond the server's own deadline, for the session to report it before the caller gives up.
 _GRACE = 5.0
+# How long closing may take: the SDK closes stdin, waits 2 s, then terminates and kills.
+_CLOSE_TIMEOUT = 10.0
 # MCP's JSON-RPC error codes (mcp_types): the server went away; a request ran out of time.
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
@@ -49,28 +50,38 @@ class ServerLink:
         self._client: mcp.Client | None = None
         self._closing: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[mcp.Client] | None = None
         self._opening: asyncio.Lock | None = None
+        self._closed = False
         # Why the last attempt failed, until one succeeds; for the connector's status line.
         self.problem = ""
-        runtime.on_stop(self._drop)
+        # Called on the loop whenever a session opens or is dropped.
+        self.session_did_change: Callable[[], None] = lambda: None
+        runtime.on_stop(self.shut)
 
-    def list_tools(self, timeout: float = CONNECT_TIMEOUT) -> list[McpTool]:
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
+    def list_tools(self, timeout: float | None = None) -> list[McpTool]:
         """Every tool the server offers, connecting first if need be."""
-        return self._run(self.fetch_tools(), timeout)
+        return self._run(self.fetch_tools(), timeout or self.server.start_timeout)
 
     def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call `tool` on the server; a `ToolFailure` says why when it did not answer."""
         deadline = self.server.call_timeout
-        return self._run(self._call(tool, arguments, deadline), CONNECT_TIMEOUT + deadline)
-
-    def open_soon(self) -> None:
-        """Start connecting in the background (a front end opened); errors wait for a call."""
-        self.runtime.submit(self._quietly(self._session()))
+        budget = self.server.start_timeout + deadline
+        return self._run(self._call(tool, arguments, deadline), budget)
 
     def close(self) -> None:
         """Close the session and stop the server's process; safe to repeat."""
         if self.runtime.running:
-            self.runtime.run(self._drop(), CONNECT_TIMEOUT)
+            self.runtime.run(self._drop(), _CLOSE_TIMEOUT)
+
+    async def shut(self) -> None:
+        """Close for good (Hearth is stopping): no session opens after this."""
+        self._closed = True
+        await self._drop()
 
     def _run(self, work: Awaitable[_T], timeout: float) -> _T:
         async def bounded() -> _T:
@@ -89,12 +100,19 @@ class ServerLink:
         found: list[McpTool] = []
         cursor: str | None = None
         for _ in range(_LIST_PAGES):
-            page = await self._guarded(client.list_tools(cursor=cursor), CONNECT_TIMEOUT)
+            page = await self._guarded(client.list_tools(cursor=cursor), self.server.start_timeout)
             found.extend(page.tools)
             cursor = page.next_cursor
             if cursor is None:
                 break
         return found
+
+    async def ping(self) -> None:
+        """Check that the session still answers; raises `ToolFailure` (and drops it) if not."""
+        client = self._client
+        if client is None:
+            raise ToolFailure(self.problem or self._stopped("no session"))
+        await self._guarded(client.send_ping(), self.server.start_timeout)
 
     async def _call(self, tool: str, arguments: dict[str, Any], deadline: float) -> CallToolResult:
         client = await self._session()
@@ -109,9 +127,12 @@ class ServerLink:
         except ToolFailure as failure:
             if self._client is None:
                 self.problem = str(failure)
+                self.session_did_change()
             raise
 
     async def _answer(self, request: Awaitable[_T], deadline: float) -> _T:
+        from mcp.shared.exceptions import MCPError
+
         try:
             return await asyncio.wait_for(request, deadline + _GRACE)
         except MCPError as error:
@@ -132,23 +153,33 @@ class ServerLink:
     async def _session(self) -> mcp.Client:
         if self._opening is None:
             self._opening = asyncio.Lock()
+        # Someone is starting the server already: its start, good or bad, serves this caller.
+        joined = self._opening.locked()
         async with self._opening:
-            if self._client is None or self._holder is None or self._holder.done():
-                await self._drop()
-                self._client = await self._open()
-                self.problem = ""
+            if self._closed:
+                raise ToolFailure(f"the MCP server {self.name!r} is stopped: Hearth is closing")
+            if self._client is not None and self._holder is not None and not self._holder.done():
+                return self._client
+            if joined and self.problem:
+                raise ToolFailure(self.problem)
+            await self._drop()
+            self._client = await self._open()
+            self.problem = ""
+            self.session_did_change()
             return self._client
 
     async def _open(self) -> mcp.Client:
         ready: asyncio.Future[mcp.Client] = asyncio.get_running_loop().create_future()
+        # Read here: a start given up on fails later, with nobody left to read why.
+        ready.add_done_callback(lambda done: done.cancelled() or done.exception())
         closing = asyncio.Event()
         holder = asyncio.create_task(self._hold(ready, closing), name=f"mcp {self.name}")
-        self._closing, self._holder = closing, holder
+        self._closing, self._holder, self._ready = closing, holder, ready
+        limit = self.server.start_timeout
         try:
-            return await asyncio.wait_for(asyncio.shield(ready), CONNECT_TIMEOUT)
+            return await asyncio.wait_for(asyncio.shield(ready), limit)
         except TimeoutError:
-            late = f"did not start within {CONNECT_TIMEOUT:g} s"
-            self.problem = f"the MCP server {self.name!r} {late}"
+            self.problem = f"the MCP server {self.name!r} did not start within {limit:g} s"
         except Exception as error:
             failed = f"the MCP server {self.name!r} could not start: {_reason(error)}"
             self.problem = self._explained(failed)
@@ -162,7 +193,8 @@ class ServerLink:
                 await closing.wait()
         except BaseException as error:
             if not ready.done():
-                ready.set_exception(error if isinstance(error, Exception) else RuntimeError())
+                stopped = RuntimeError("it was stopped while starting")
+                ready.set_exception(error if isinstance(error, Exception) else stopped)
             if not isinstance(error, Exception):
                 raise
             logger.info("MCP server %r closed: %s", self.name, _reason(error))
@@ -170,6 +202,11 @@ class ServerLink:
     @asynccontextmanager
     async def _started(self) -> AsyncIterator[mcp.Client]:
         """A session with the server; a stdio server's stderr goes to its log meanwhile."""
+        # Here, not at the top: the client takes most of a second to import, and registering
+        # a server's connector (every `hearth` command does) must not pay for it.
+        import mcp
+        from mcp.client.stdio import stdio_client
+
         if self.server.url is not None:
             async with mcp.Client(self.server.url) as client:
                 yield client
@@ -189,21 +226,22 @@ class ServerLink:
             self._closing.set()
 
     async def _drop(self) -> None:
-        holder, closing = self._holder, self._closing
-        self._client = self._holder = self._closing = None
+        holder, closing, ready = self._holder, self._closing, self._ready
+        had_session = self._client is not None
+        self._client = self._holder = self._closing = self._ready = None
+        if had_session:
+            self.session_did_change()
         if holder is None or closing is None:
             return
         closing.set()
-        try:
-            await asyncio.wait_for(holder, CONNECT_TIMEOUT)
-        except (TimeoutError, Exception):
+        if ready is None or not ready.done():
+            # Still starting (a server that never answers): only cancelling ends the handshake;
+            # the SDK still closes the process in full, shielded.
             holder.cancel()
-
-    async def _quietly(self, work: Awaitable[object]) -> None:
-        try:
-            await work
-        except Exception as error:
-            logger.info("MCP server %r: %s", self.name, _reason(error))
+        # wait(), not wait_for(): a holder ended by cancelling must not cancel this caller.
+        done, _ = await asyncio.wait({holder}, timeout=_CLOSE_TIMEOUT)
+        if not done:
+            holder.cancel()
 
     def _stopped(self, reason: str) -> str:
         return self._explained(f"the MCP server {self.name!r} stopped: {reason}")

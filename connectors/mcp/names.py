@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Collection, Iterable
 from importlib.metadata import entry_points
@@ -18,6 +19,14 @@ def sanitized(name: str) -> str:
     clean = _NOT_ALLOWED.sub("_", name.lower()).strip("_")
     clean = re.sub(r"_+", "_", clean)
     return clean if clean[:1].isalpha() and clean.isascii() else f"{PREFIX}{clean}".rstrip("_")
+
+
+def file_stem(server: str) -> str:
+    """A file name for the server's own files (its log, its tools): "Notes" and "notes" differ."""
+    name = sanitized(server)
+    if name != server:
+        name += "-" + hashlib.sha256(server.encode()).hexdigest()[:8]
+    return name
 
 
 def unique(name: str, taken: Collection[str]) -> str:

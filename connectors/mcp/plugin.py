@@ -1,6 +1,8 @@
 """The MCP connector's plugin module: a connector per configured server, and `hearth mcp`.
 
-In safe mode (`--no-plugins`) no server is started, since each is third-party code; the
+Registering starts no server: each starts in the background once a front end starts the
+connectors, so no command waits on a server it does not use (`hearth --help` starts none).
+In safe mode (`--no-plugins`) no server is registered, since each is third-party code; the
 commands stay, so `hearth mcp list` still shows what is configured.
 """
 
@@ -29,12 +31,12 @@ def register_connectors(register: Callable[[Connector], None]) -> None:
         return
     if not servers.servers:
         return
-    # The mcp package is imported only when a server is configured (most of a second).
-    from hearth.connectors.mcp.connector import server_connectors
+    # Imported only when a server is configured; the MCP client itself only once one starts.
+    from hearth.connectors.mcp.connector import idle_connectors
     from hearth.connectors.mcp.names import builtin_connector_names
     from hearth.connectors.mcp.runtime import McpRuntime
 
-    for connector in server_connectors(servers, McpRuntime(), builtin_connector_names()):
+    for connector in idle_connectors(servers, McpRuntime(), builtin_connector_names()):
         register(connector)
 
 

@@ -6,7 +6,7 @@ import base64
 import binascii
 import json
 
-from mcp.types import (
+from mcp_types import (
     AudioContent,
     BlobResourceContents,
     CallToolResult,

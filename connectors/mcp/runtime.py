@@ -2,7 +2,8 @@
 
 MCP's client is async (anyio); Hearth's callers are threads (the agent's worker, Qt's pool,
 the CLI). They hand coroutines to this loop and wait for the answer with a deadline, so no
-caller's own thread ever runs an event loop.
+caller's own thread ever runs an event loop. News from the loop (a server came up) goes out on
+a thread of its own, in order: a listener that waits for a lock never stalls every server.
 """
 
 from __future__ import annotations
@@ -10,12 +11,17 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import logging
+import queue
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 THREAD_NAME = "hearth-mcp"
+NEWS_THREAD_NAME = "hearth-mcp-news"
 _STOP_TIMEOUT = 15.0
+
+logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
@@ -29,6 +35,7 @@ class McpRuntime:
         self._thread: threading.Thread | None = None
         # Run on the loop before it stops: each session's close.
         self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._news: queue.SimpleQueue[Callable[[], None] | None] | None = None
 
     def run(self, work: Coroutine[Any, Any, _T], timeout: float) -> _T:
         """Run `work` on the loop and wait for it; TimeoutError (and `work` cancelled) after
@@ -43,6 +50,16 @@ class McpRuntime:
     def submit(self, work: Coroutine[Any, Any, object]) -> None:
         """Start `work` on the loop without waiting for it."""
         asyncio.run_coroutine_threadsafe(work, self._running_loop())
+
+    def tell(self, news: Callable[[], None]) -> None:
+        """Run `news()` on the news thread, after the news told before it; never waits."""
+        with self._lock:
+            if self._news is None:
+                self._news = queue.SimpleQueue()
+                threading.Thread(
+                    target=_deliver, args=(self._news,), name=NEWS_THREAD_NAME, daemon=True
+                ).start()
+            self._news.put(news)
 
     def on_stop(self, closer: Callable[[], Awaitable[None]]) -> None:
         """Have `stop()` await `closer()` on the loop before the loop ends."""
@@ -61,14 +78,29 @@ class McpRuntime:
             self._loop = self._thread = None
         if loop is None or thread is None:
             return
+        try:
+            self._stop_loop(loop, thread)
+        finally:
+            self._end_news()
+
+    def _stop_loop(self, loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
         closing = asyncio.run_coroutine_threadsafe(self._close_all(), loop)
         try:
             closing.result(_STOP_TIMEOUT)
-        except (concurrent.futures.TimeoutError, Exception):
+        except (concurrent.futures.TimeoutError, Exception) as error:
+            # Said, not hidden: Hearth's exit waited this long on a server it could not close.
+            logger.warning("the MCP servers did not close within %g s: %r", _STOP_TIMEOUT, error)
             closing.cancel()
         loop.call_soon_threadsafe(loop.stop)
         thread.join(_STOP_TIMEOUT)
         atexit.unregister(self.stop)
+
+    def _end_news(self) -> None:
+        # Not joined: it may be telling a listener that waits for the caller's own lock.
+        with self._lock:
+            news, self._news = self._news, None
+        if news is not None:
+            news.put(None)
 
     async def _close_all(self) -> None:
         with self._lock:
@@ -100,3 +132,11 @@ def _serve(loop: asyncio.AbstractEventLoop) -> None:
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.close()
+
+
+def _deliver(news: queue.SimpleQueue[Callable[[], None] | None]) -> None:
+    while (item := news.get()) is not None:
+        try:
+            item()
+        except Exception:
+            logger.exception("telling of an MCP server's news failed")

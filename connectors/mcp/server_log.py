@@ -8,12 +8,11 @@ instead, and what it said last explains a server that would not start or that st
 
 from __future__ import annotations
 
-import hashlib
 import time
 from typing import TextIO
 
 from hearth import data_dir
-from hearth.connectors.mcp.names import sanitized
+from hearth.connectors.mcp.names import file_stem
 
 # Past this size the log starts again, the previous one kept beside it as `.old`.
 SIZE_LIMIT = 1_000_000
@@ -26,10 +25,7 @@ class ServerLog:
 
     def __init__(self, server: str) -> None:
         self.server = server
-        name = sanitized(server)
-        if name != server:  # "Notes" and "notes" must not share a file
-            name += "-" + hashlib.sha256(server.encode()).hexdigest()[:8]
-        self.path = data_dir() / "logs" / "mcp" / f"{name}.log"
+        self.path = data_dir() / "logs" / "mcp" / f"{file_stem(server)}.log"
         # Where the latest start's output begins, so an old run's words never explain this one.
         self._start: int | None = None
 

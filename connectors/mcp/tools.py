@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
-from mcp.types import CallToolResult, ToolAnnotations
-from mcp.types import Tool as McpTool
+from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import Tool as McpTool
 
 from hearth import Tool
 from hearth.connectors.mcp.names import sanitized, unique

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Sequence
 import click
 
 from hearth import Connector, StatusItem
-from hearth.connectors.system.cli import system_commands
 from hearth.connectors.system.machine import Machine
 from hearth.connectors.system.platforms import this_machine
 from hearth.connectors.system.reading import status_items
@@ -45,4 +44,7 @@ class SystemConnector(SystemTools, Connector):
         return status_items(self.machine)
 
     def commands(self) -> Iterable[click.Command]:
+        # Here, not at the top: only `hearth system` needs it, never the window or a turn.
+        from hearth.connectors.system.cli import system_commands
+
         return [system_commands(self.machine)]

@@ -4,12 +4,14 @@ disable, reload.
 Plugins come from Hearth itself, installed packages, the user's plugins folder (reloaded as
 its files change) and MCP servers. A failed one shows its traceback here and Hearth goes on.
 Everything they return is untrusted and every call passes the consent gate, which the page says.
+While the page is shown it follows its connectors: an MCP server that starts, stops answering
+or comes back shows so at once, with the tools it brought.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFontDatabase, QShowEvent
+from PySide6.QtCore import QItemSelection, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFontDatabase, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -20,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from hearth import PluginInfo, plugins_dir, safe_mode
+from hearth import PluginInfo, plugins_dir, safe_mode, shown
 from hearth.ui.context import UiContext
 from hearth.ui.pages.chrome import (
     Banner,
@@ -31,6 +33,7 @@ from hearth.ui.pages.chrome import (
     section_heading,
     set_tone,
 )
+from hearth.ui.pages.connector_watch import ConnectorWatch
 from hearth.ui.pages.plugin_model import NAME, SOURCE_WORDS, PluginTableModel
 
 BLURB = (
@@ -38,6 +41,10 @@ BLURB = (
     "return is treated as untrusted, and every call they propose asks you first, like Hearth's "
     "own tools; an MCP server's claim that a tool only reads is shown, never trusted."
 )
+# An MCP server waiting to retry counts down in its status line ("retrying in 4 s"): read
+# again each second while one does.
+COUNTDOWN = "retrying in"
+COUNTDOWN_MS = 1000
 SAFE_MODE = (
     "Safe mode: Hearth started with --no-plugins, so no third-party code runs. Only what ships "
     "with Hearth is loaded."
@@ -76,6 +83,11 @@ class PluginsPage(QWidget):
         self.reload.clicked.connect(self.reload_plugins)
         self.open_folder.clicked.connect(self._open_folder)
         context.plugins_did_change.connect(self.refresh)
+        self.watch = ConnectorWatch(self)
+        self.watch.connectors_did_change.connect(self.refresh)
+        self.countdown = QTimer(self)
+        self.countdown.setInterval(COUNTDOWN_MS)
+        self.countdown.timeout.connect(self._read_servers)
         self._show_details(None)
 
     def _lay_out(self) -> None:
@@ -105,6 +117,12 @@ class PluginsPage(QWidget):
         super().showEvent(event)
         self.refresh()
 
+    def hideEvent(self, event: QHideEvent) -> None:
+        # Hidden, the page follows nothing: no work for what nobody sees.
+        self.watch.stop()
+        self.countdown.stop()
+        super().hideEvent(event)
+
     def refresh(self) -> None:
         """Read the plugins again on the pool (their files may have changed)."""
         self.context.run(
@@ -133,6 +151,8 @@ class PluginsPage(QWidget):
         self._show(plugins)
 
     def _show(self, plugins: list[PluginInfo]) -> None:
+        if self.isVisible():
+            self.watch.follow(self.context.assistant.connectors())
         chosen = self.selected()
         self.model.set_plugins(plugins)
         fit_columns(self.table, NAME)
@@ -160,17 +180,28 @@ class PluginsPage(QWidget):
         self.traceback.setPlainText(info.details)
         self.toggle.setText("Turn on" if info.state == "disabled" else "Turn off")
         self.servers.setVisible(False)
-        if info.connectors and info.state == "loaded":
-            self.context.run(
-                lambda: _server_lines(self.context, info),
-                receiver=self,
-                success=self._show_servers,
-                doing="read the servers' status",
-            )
+        self.countdown.stop()
+        self._read_servers()
+
+    def _read_servers(self) -> None:
+        info = self.selected()
+        if info is None or not info.connectors or info.state != "loaded":
+            return
+        self.context.run(
+            lambda: _server_lines(self.context, info),
+            receiver=self,
+            success=self._show_servers,
+            doing="read the servers' status",
+        )
 
     def _show_servers(self, lines: list[str]) -> None:
-        self.servers.setText("\n".join(lines))
+        text = "\n".join(lines)
+        self.servers.setText(text)
         self.servers.setVisible(bool(lines))
+        if COUNTDOWN in text and self.isVisible():
+            self.countdown.start()
+        else:
+            self.countdown.stop()
 
     def _toggle(self) -> None:
         info = self.selected()
@@ -196,5 +227,6 @@ def _server_lines(context: UiContext, info: PluginInfo) -> list[str]:
     for connector in context.assistant.connectors():
         if connector.name in info.connectors:
             status = connector.status_line() or "no status"
-            lines.append(f"{connector.title or connector.name}: {status}")
+            # An MCP server's title is its name from mcp.json, perhaps imported: outside text.
+            lines.append(f"{shown(connector.title or connector.name)}: {status}")
     return lines

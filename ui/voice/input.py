@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import enum
 import threading
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from hearth import HearthError, Microphone, Readiness, Recording, Transcript, VoiceError
+from hearth import HearthError, VoiceError
 from hearth.ui.context import UiContext
 from hearth.ui.errors import describe_error
 from hearth.ui.ops import run_op
+
+if TYPE_CHECKING:
+    from hearth import Microphone, Readiness, Recording, Transcript
 
 METER_MS = 33  # the level meter's refresh: about 30 frames a second
 CHECKING = "Checking the microphone and the speech model…"
@@ -68,10 +71,10 @@ class VoiceInput(QObject):
             return
         run_op(
             self.context.pool,
-            self.context.voice.readiness,
+            lambda: self.context.voice.readiness(),  # voice is made there, not on this thread
             receiver=self,
             success=self._checked,
-            failure=lambda error: self._checked(Readiness(describe_error(error)[0])),
+            failure=self._check_failed,
         )
 
     def toggle(self) -> None:
@@ -163,6 +166,11 @@ class VoiceInput(QObject):
         else:  # our bug: the full report, not a hint line
             self.context.errors.show(None, "transcribe what you said", error)
         self.check()
+
+    def _check_failed(self, error: Exception) -> None:
+        from hearth import Readiness  # by now voice's modules are loaded
+
+        self._checked(Readiness(describe_error(error)[0]))
 
     def _checked(self, readiness: Readiness) -> None:
         if self.state in (VoiceState.RECORDING, VoiceState.TRANSCRIBING):

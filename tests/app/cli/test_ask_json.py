@@ -25,9 +25,13 @@ def ask_json(
     model = ScriptedModel(replies)
     monkeypatch.setattr(chat, "load_model", lambda choice, n_ctx, threads: model)
 
-    def assistant(chat_model: Any = None) -> Assistant:
+    def assistant(chat_model: Any = None, **how: Any) -> Assistant:
         return Assistant.open(
-            chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
+            chat_model,
+            plugins=[FilesPlugin(files)],
+            entry_points=False,
+            start_connectors=False,
+            **how,
         )
 
     monkeypatch.setattr(chat, "Assistant", SimpleNamespace(open=assistant))

@@ -38,9 +38,13 @@ def run_chat(
     monkeypatch.setattr(chat_module, "load_model", lambda choice, n_ctx, threads: model)
     monkeypatch.setattr(chat_module, "stdin_is_terminal", lambda: True)
 
-    def assistant(chat_model: Any = None) -> Assistant:
+    def assistant(chat_model: Any = None, **how: Any) -> Assistant:
         return Assistant.open(
-            chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
+            chat_model,
+            plugins=[FilesPlugin(files)],
+            entry_points=False,
+            start_connectors=False,
+            **how,
         )
 
     monkeypatch.setattr(chat_module, "Assistant", SimpleNamespace(open=assistant))

@@ -11,7 +11,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from hearth.cli.main import BUILTIN_COMMANDS, cli, main
+from hearth.cli.command_list import BUILTIN_COMMANDS
+from hearth.cli.main import cli, main
 from tests.fixtures.spoofing import A_FEW, assert_safe, unstyled
 
 HEAVY = ("llama_cpp", "PySide6", "huggingface_hub")

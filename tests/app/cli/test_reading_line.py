@@ -75,8 +75,8 @@ def test_piped_output_stays_just_the_reply(monkeypatch: pytest.MonkeyPatch) -> N
     model = ReadsFirst([Reply(text=ANSWER)])
     monkeypatch.setattr(chat, "load_model", lambda choice, n_ctx, threads: model)
 
-    def assistant(chat_model: Any = None) -> Assistant:
-        return Assistant.open(chat_model, entry_points=False, start_connectors=False)
+    def assistant(chat_model: Any = None, **how: Any) -> Assistant:
+        return Assistant.open(chat_model, entry_points=False, start_connectors=False, **how)
 
     monkeypatch.setattr(chat, "Assistant", SimpleNamespace(open=assistant))
     result = CliRunner().invoke(ask_cmd.ask, ["When does the tide turn?"], catch_exceptions=False)

@@ -36,9 +36,9 @@ def files(tmp_path: Path) -> Iterator[FilesConnector]:
 def with_files(monkeypatch: pytest.MonkeyPatch, files: FilesConnector) -> None:
     """The CLI's Assistant gets the files plugin, with the Documents folder granted."""
 
-    def assistant(model: Any = None) -> Assistant:
+    def assistant(model: Any = None, **how: Any) -> Assistant:
         return Assistant.open(
-            model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
+            model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False, **how
         )
 
     monkeypatch.setattr(chat_module, "Assistant", SimpleNamespace(open=assistant))

@@ -89,9 +89,13 @@ def test_hearth_ask_with_stats_names_the_connector_by_its_title(
     model = ScriptedModel([Reply("Nothing to do.")])
     monkeypatch.setattr(chat_module, "load_model", lambda choice, n_ctx, threads: model)
 
-    def assistant(chat_model: Any = None) -> Assistant:
+    def assistant(chat_model: Any = None, **how: Any) -> Assistant:
         return Assistant.open(
-            chat_model, plugins=[FilesPlugin(files)], entry_points=False, start_connectors=False
+            chat_model,
+            plugins=[FilesPlugin(files)],
+            entry_points=False,
+            start_connectors=False,
+            **how,
         )
 
     monkeypatch.setattr(chat_module, "Assistant", SimpleNamespace(open=assistant))

@@ -130,9 +130,9 @@ def test_format_progress(progress: DownloadProgress, expected: str) -> None:
 _ANNOUNCING_CANCEL = """
 import os, threading
 from hearth.cli import models_cmd
-from hearth.models import library
+from hearth.models import download
 
-real_download = library.download_model
+real_download = download.download_model
 
 def download_model(entry, *, progress, cancel):
     def mark():
@@ -142,7 +142,7 @@ def download_model(entry, *, progress, cancel):
     threading.Thread(target=mark, daemon=True).start()
     return real_download(entry, progress=progress, cancel=cancel)
 
-library.download_model = download_model  # what `Models.download` calls
+download.download_model = download_model  # what `Models.download` calls
 models_cmd.models()
 """
 # Generous: only a guard against a hang, never the thing that makes the test pass.

@@ -29,9 +29,9 @@ def hearth_ask(
     model = ScriptedModel([Reply(calls=[call]), Reply(text="Done.")])
     monkeypatch.setattr(chat, "load_model", lambda choice, n_ctx, threads: model)
 
-    def assistant(chat_model: Any = None) -> Assistant:
+    def assistant(chat_model: Any = None, **options: Any) -> Assistant:
         opened = Assistant.open(
-            chat_model, plugins=[plugin], entry_points=False, start_connectors=False
+            chat_model, plugins=[plugin], entry_points=False, start_connectors=False, **options
         )
         opened.allow(Rule.create(call[0], "allow", now=time.time(), after_untrusted=True))
         return opened

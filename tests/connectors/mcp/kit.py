@@ -10,10 +10,13 @@ from typing import Any
 from hearth import Connector, hookimpl
 from hearth.connectors.mcp import config, plugin
 from hearth.connectors.mcp.config import ServerConfig
+from hearth.connectors.mcp.connector import McpServerConnector
 from tests.connectors.mcp.server_app import LOG_ENV
 
 SERVER_APP = Path(__file__).with_name("server_app.py")
 TASK_SERVER = Path(__file__).with_name("task_server.py")
+SILENT_SERVER = Path(__file__).with_name("silent_server.py")
+LATE_SERVER = Path(__file__).with_name("late_server.py")
 
 
 def stdio_server(log: Path, **fields: Any) -> ServerConfig:
@@ -36,13 +39,29 @@ def task_server(log: Path) -> ServerConfig:
     return ServerConfig(command=sys.executable, args=[str(TASK_SERVER)], env={LOG_ENV: str(log)})
 
 
+def silent_server(pid_file: Path, connect_timeout: float) -> ServerConfig:
+    """A server that reads every request and answers none; it writes its pid to `pid_file`."""
+    return ServerConfig(
+        command=sys.executable,
+        args=[str(SILENT_SERVER), str(pid_file)],
+        connect_timeout=connect_timeout,
+    )
+
+
+def late_server(marker: Path) -> ServerConfig:
+    """A server that fails to start until `marker` exists, then is mcp-server-time."""
+    return ServerConfig(command=sys.executable, args=[str(LATE_SERVER), str(marker)])
+
+
 def calls(log: Path) -> list[str]:
     """Every call the server saw, in order ("start" when it started)."""
     return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
 class McpPlugin:
-    """The real plugin module's connectors, made once and handed to every assistant."""
+    """The real plugin module's connectors, made once and handed to every assistant; each
+    server started and answered (or failed) once before the first is handed over, as a test
+    that calls a server's tools at once needs."""
 
     def __init__(self) -> None:
         self.connectors: list[Connector] | None = None
@@ -52,6 +71,11 @@ class McpPlugin:
         if self.connectors is None:
             made: list[Connector] = []
             plugin.register_connectors(made.append)
+            for connector in made:
+                connector.start()
+            for connector in made:
+                assert isinstance(connector, McpServerConnector)
+                connector.wait_for_first_try()
             self.connectors = made
         for connector in self.connectors:
             register(connector)

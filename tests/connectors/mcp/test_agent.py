@@ -96,7 +96,7 @@ def test_a_slow_server_times_out_and_hearth_goes_on(
     assert "the MCP server 'Notes' did not answer within 2 s" in slow.result
     assert echoed.outcome == "executed" and echoed.result == "back"
     [connector] = mcp_plugin.connectors or []
-    assert connector.status_line() == "connected, 6 tools"
+    assert connector.status_line() == "ready, 6 tools"
 
 
 def test_a_server_error_is_a_tool_failure_with_its_words(turn: Turn) -> None:

@@ -40,7 +40,7 @@ def test_add_list_tools_and_remove(servers_allowed: None, log: Path) -> None:
     listed = hearth("list")
     assert listed.exit_code == 0, listed.output
     assert f"notes  [stdio] {sys.executable}" in listed.output
-    assert "connected, 6 tools: echo, add, Read-Note, crash, slow, fail" in listed.output
+    assert "ready, 6 tools: echo, add, Read-Note, crash, slow, fail" in listed.output
     shown = hearth("tools", "notes")
     assert "Read-Note: Read the shared note" in shown.output
     assert "claims: read-only (not checked by Hearth)" in shown.output
@@ -52,6 +52,13 @@ def test_add_list_tools_and_remove(servers_allowed: None, log: Path) -> None:
 def test_add_a_url_and_refuse_bad_input() -> None:
     assert hearth("add", "web", "--url", "https://mcp.example/mcp").exit_code == 0
     assert config.load().servers["web"].url == "https://mcp.example/mcp"
+    slow = hearth("add", "slow", "--connect-timeout", "45", "--", "npx", "-y", "pkg")
+    assert slow.exit_code == 0 and config.load().servers["slow"].start_timeout == 45
+    assert json.loads(config.config_path().read_text())["mcpServers"]["slow"] == {
+        "command": "npx",
+        "args": ["-y", "pkg"],
+        "connectTimeout": 45.0,
+    }
     clash = hearth("add", "web", "--url", "https://other.example/mcp")
     assert clash.exit_code != 0 and "already configured: web" in clash.output
     neither = hearth("add", "x")

@@ -57,6 +57,7 @@ def test_an_import_refuses_a_name_clash_unless_replacing(tmp_path: Path) -> None
         ('{"mcpServers": {"x": {}}}', "server 'x': give either \"command\""),
         ('{"mcpServers": {"x": {"url": "file:///etc"}}}', "server 'x', url: String should"),
         ('{"mcpServers": {"x": {"command": "a", "args": "-v"}}}', "server 'x', args"),
+        ('{"mcpServers": {"x": {"command": "a", "connectTimeout": 0}}}', "x', connectTimeout"),
     ],
 )
 def test_a_bad_file_gives_a_clear_error_and_is_kept(text: str, message: str) -> None:

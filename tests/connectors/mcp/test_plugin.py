@@ -46,9 +46,9 @@ def test_each_server_is_a_connector_and_an_unreachable_one_has_no_tools(
         "mcp_mail.fail",
     ]
     assert all(tool.effect == "write" for tool in mail.tools)
-    assert mail.status_line() == "connected, 6 tools"
+    assert mail.status_line() == "ready, 6 tools"
     assert gone.tools == ()
-    assert (gone.status_line() or "").startswith("not connected: the MCP server 'gone' could not")
+    assert (gone.status_line() or "").startswith("not answering: the MCP server 'gone' could not")
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_streamable_http_lists_and_calls(
 ) -> None:
     configure(web=ServerConfig(url=http_server))
     [web] = registered_into(mcp_plugin)
-    assert web.status_line() == "connected, 6 tools"
+    assert web.status_line() == "ready, 6 tools"
     [add] = [tool for tool in web.tools if tool.name == "web.add"]
     assert add.invoke({"a": 40, "b": 2}) == "42"
     assert calls(log)[-1] == "add 40 2"

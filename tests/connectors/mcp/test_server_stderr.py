@@ -28,6 +28,7 @@ from hearth.connectors.mcp import plugin
 made = []
 plugin.register_connectors(made.append)
 [time] = made
+time.wait_for_first_try()
 [tool] = [tool for tool in time.tools if tool.name == {ON_MARS[0]!r}]
 try:
     tool.invoke({ON_MARS[1]!r})
@@ -70,8 +71,8 @@ def test_a_server_that_cannot_start_is_explained_by_its_own_words() -> None:
         status = connector.status_line() or ""
     finally:
         plugin.stop()
-    assert status.startswith("not connected: the MCP server 'time' could not start: ")
-    assert status.endswith(f"; it said: {NOT_A_ZONE}")
+    assert status.startswith("not answering: the MCP server 'time' could not start: ")
+    assert f"; it said: {NOT_A_ZONE}; retrying in " in status
     listed = in_a_process(HEARTH, "mcp", "list")
     assert listed.stderr == "" and f"it said: {NOT_A_ZONE}\n" in listed.stdout
 

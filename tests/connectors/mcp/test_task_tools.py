@@ -32,7 +32,7 @@ def test_a_task_only_tool_is_not_offered_and_the_status_says_why(tasks: McpPlugi
     tasks.register_connectors(lambda _: None)
     [connector] = tasks.connectors or []
     assert [tool.name for tool in connector.tools] == ["tasks.lookup"]  # "optional" stays
-    assert connector.status_line() == f"connected, 1 tool; research left out: {TASK_ONLY}"
+    assert connector.status_line() == f"ready, 1 tool; research left out: {TASK_ONLY}"
     [left_out] = [item for item in connector.status_items() if item.label == "research"]
     assert (left_out.value, left_out.detail, left_out.available) == ("left out", TASK_ONLY, False)
 
@@ -53,7 +53,7 @@ def test_the_model_cannot_call_it_and_the_server_never_sees_it(tasks: McpPlugin,
 
 def test_the_commands_say_it_is_left_out(tasks: McpPlugin) -> None:
     listed = CliRunner().invoke(mcp_commands(), ["list"], catch_exceptions=False)
-    assert "  connected, 1 tool: lookup\n" in listed.output
+    assert "  ready, 1 tool: lookup\n" in listed.output
     assert f"  left out: research: {TASK_ONLY}\n" in listed.output
     tools = CliRunner().invoke(mcp_commands(), ["tools", "tasks"], catch_exceptions=False)
     research = "research: Research a topic at length, as a task the client polls."
