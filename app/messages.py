@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -105,14 +106,35 @@ class Message:
 
 
 class CancelToken:
-    """Thread-safe stop flag checked between tokens and inside llama.cpp's decode."""
+    """Thread-safe stop flag checked between tokens, and passed on to whoever listens (the
+    engine raises a flag llama.cpp reads inside its decode)."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[], None]] = []
 
     def cancel(self) -> None:
-        self._event.set()
+        with self._lock:
+            self._event.set()
+            listeners, self._listeners = self._listeners, []
+        for listener in listeners:
+            listener()
 
     @property
     def cancelled(self) -> bool:
         return self._event.is_set()
+
+    def when_cancelled(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener` once on `cancel()` (at once if that came already, on this thread);
+        returns the function that stops listening."""
+        with self._lock:
+            if not self._event.is_set():
+                self._listeners.append(listener)
+                return lambda: self._forget(listener)
+        listener()
+        return lambda: None
+
+    def _forget(self, listener: Callable[[], None]) -> None:
+        with self._lock, contextlib.suppress(ValueError):
+            self._listeners.remove(listener)

@@ -187,4 +187,4 @@ def _local(spec: str | None, n_ctx: int) -> ChatModel:
     from hearth.models.threads_setting import thread_policy
 
     path: Path = resolve_model(spec)
-    return load_chat_model(path, n_ctx, thread_policy(window=False))
+    return load_chat_model(path, n_ctx, thread_policy())

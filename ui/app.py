@@ -72,7 +72,7 @@ def display_missing(env: Mapping[str, str], platform: str = sys.platform) -> boo
 def load_installed_model(assistant: Assistant) -> ChatModel:
     """Load the best installed model (bundled, then the user's, then packaged) and use it."""
     models = assistant.models
-    model = models.load(models.resolve(), CONTEXT_TOKENS, models.thread_policy(window=True))
+    model = models.load(models.resolve(), CONTEXT_TOKENS, models.thread_policy())
     # Adopted here rather than on the main thread, so a model loaded just as the app quits
     # is still closed with the assistant.
     assistant.use_model(model)

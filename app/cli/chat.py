@@ -79,7 +79,7 @@ def load_model(choice: str | None, n_ctx: int, threads: int | None = None) -> Ch
     models = Models()
     path: Path = models.resolve(choice)
     click.secho(f"Loading {shown(path.name)}…", dim=True, err=True)
-    return models.load(path, n_ctx, models.thread_policy(window=False, override=threads))
+    return models.load(path, n_ctx, models.thread_policy(override=threads))
 
 
 def stdin_is_terminal() -> bool:

@@ -241,9 +241,7 @@ def threads_command(count: str | None) -> None:
             )
     saved = library.saved_threads()
     if saved is None:
-        window = library.thread_policy(window=True).describe()
-        headless = library.thread_policy(window=False).describe()
-        click.echo(f"Automatic: in the window {window}; in the terminal {headless}.")
+        click.echo(f"Automatic: {library.thread_policy().describe()}.")
     else:
-        exactly = library.thread_policy(window=False).describe()
+        exactly = library.thread_policy().describe()
         click.echo(f"Exactly {exactly}; `hearth models threads auto` lets Hearth choose.")

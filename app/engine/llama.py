@@ -10,6 +10,7 @@ from pathlib import Path
 
 import llama_cpp
 
+from hearth.engine.abort import AbortFlag
 from hearth.engine.cache import PromptCache
 from hearth.engine.decode import Reply
 from hearth.engine.llama_setup import (
@@ -64,7 +65,7 @@ class LlamaCppModel:
         metadata = self._model.metadata()
         self.vocab = self._model.vocab
         self._pieces: dict[int, bytes] = {}
-        threads = threads or ThreadPolicy.automatic(window=False)
+        threads = threads or ThreadPolicy.automatic()
         self._threads = threads
         self._context, self._layout = make_context(
             self._model, self.path, n_ctx=n_ctx, n_batch=n_batch, threads=threads
@@ -95,8 +96,9 @@ class LlamaCppModel:
         self._lock = threading.Lock()
         self._closed = False
         self._cancel: CancelToken | None = None
-        self._abort_callback = llama_cpp.ggml_abort_callback(self._should_abort)
-        llama_cpp.llama_set_abort_callback(self.ctx, self._abort_callback, None)
+        # The flag llama.cpp's decode reads to stop; each reply raises its own on cancel.
+        self._abort = AbortFlag()
+        self._abort.watch(self.ctx)
         self._info = ModelInfo(
             name=metadata.get("general.name") or self.path.stem,
             source=str(self.path),
@@ -130,10 +132,6 @@ class LlamaCppModel:
 
     def _token_text(self, token: int) -> str:
         return "" if token < 0 else self.piece(token).decode("utf-8", errors="replace")
-
-    def _should_abort(self, _data: ctypes.c_void_p) -> bool:
-        cancel = self._cancel
-        return cancel is not None and cancel.cancelled
 
     def piece(self, token: int) -> bytes:
         """The bytes of one token, special tokens included (cached)."""
@@ -196,6 +194,12 @@ class LlamaCppModel:
             stats = GenerationStats(prompt_tokens=len(prompt))
             prefix = self._prefix_length(messages, offered, settings, prompt)
             self._cancel = cancel
+            # A fresh flag: an old reply's cancel cannot stop this one. It is watched before the
+            # old one is let go, so llama.cpp never holds a pointer to freed memory.
+            abort = AbortFlag()
+            abort.watch(self.ctx)
+            self._abort = abort
+            stop_listening = cancel.when_cancelled(self._abort.raise_flag)
             try:
                 finished = yield from prefill(
                     self.cache,
@@ -220,6 +224,7 @@ class LlamaCppModel:
                 )
                 yield from reply.run(lambda: cancel.cancelled)
             finally:
+                stop_listening()
                 self._cancel = None
 
     def prefix_key(

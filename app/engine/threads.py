@@ -48,13 +48,17 @@ class ThreadPolicy:
     tune: bool = True  # decode with fewer threads while fewer measure faster
 
     @classmethod
-    def automatic(cls, *, window: bool, cores: int | None = None) -> ThreadPolicy:
-        """Every physical core, less one for the window's own thread while a window is open.
+    def automatic(cls, *, cores: int | None = None) -> ThreadPolicy:
+        """Every physical core but one for writing, in the window and the terminal alike.
 
-        Prefill keeps every core: the window has little to draw while a prompt is read.
+        The core left free serves the front end: the window's own thread, or the terminal that
+        draws each token. With it, a reply keeps at least half its idle speed while other
+        programs keep every core busy (tests/bench/load.py), where decoding on every core
+        kept as little as a third of it in the terminal. Prefill keeps every core: there is
+        little to draw while a prompt is read.
         """
         cores = cores or physical_cores()
-        return cls(decode=max(1, cores - 1) if window else cores, prefill=cores)
+        return cls(decode=max(1, cores - 1), prefill=cores)
 
     @classmethod
     def fixed(cls, threads: int) -> ThreadPolicy:

@@ -93,7 +93,7 @@ def _partial_for(entry: CatalogEntry, partials: dict[str, int]) -> int:
 def load_row_model(row: ModelRow) -> ChatModel:
     """Load the row's file for the window, with its catalog entry's recommended sampling."""
     assert row.path is not None
-    return load_chat_model(row.path, threads=thread_policy(window=True))
+    return load_chat_model(row.path, threads=thread_policy())
 
 
 def import_and_verify(source: Path) -> tuple[Path, GGUFSummary]:

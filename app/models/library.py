@@ -146,9 +146,9 @@ class Models:
         """Keep `count` threads (None: automatic) for the next model load."""
         threads_setting.save_threads(count)
 
-    def thread_policy(self, *, window: bool, override: int | None = None) -> ThreadPolicy:
+    def thread_policy(self, *, override: int | None = None) -> ThreadPolicy:
         """`override`, else the saved setting, else the automatic policy."""
-        return threads_setting.thread_policy(window=window, override=override)
+        return threads_setting.thread_policy(override=override)
 
     def apply_threads(self, model: ChatModel | None, policy: ThreadPolicy) -> bool:
         """Use `policy` from the model's next reply; False for a remote model. Not on a UI

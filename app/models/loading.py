@@ -28,7 +28,7 @@ def load_chat_model(
 ) -> ChatModel:
     """Load a GGUF with llama.cpp and its model card's sampling; slow, so never on a UI thread.
 
-    `threads` defaults to the headless policy; a window passes `thread_policy(window=True)`.
+    `threads` defaults to the automatic policy; `thread_policy()` also reads the saved count.
     """
     from hearth.engine.llama import LlamaCppModel  # loads llama.cpp only when a model is used
 

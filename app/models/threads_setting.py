@@ -39,10 +39,10 @@ def save_threads(count: int | None) -> None:
     save_engine_setting("threads", count)
 
 
-def thread_policy(*, window: bool, override: int | None = None) -> ThreadPolicy:
+def thread_policy(*, override: int | None = None) -> ThreadPolicy:
     """`override` (--threads), else the saved setting, else the automatic policy."""
     count = override or saved_threads()
-    return ThreadPolicy.fixed(count) if count else ThreadPolicy.automatic(window=window)
+    return ThreadPolicy.fixed(count) if count else ThreadPolicy.automatic()
 
 
 @runtime_checkable

@@ -86,7 +86,7 @@ class Dictation:
                 )
             current = self._transcriber
             if current is None or current.model_dir != model.path:
-                threads = thread_policy(window=self._window)
+                threads = thread_policy()
                 # Leave the window a core, as decoding does: the app stays responsive.
                 count = threads.decode if self._window else threads.prefill
                 current = self._transcriber = Transcriber(model.path, threads=count)

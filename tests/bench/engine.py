@@ -123,8 +123,7 @@ def policy_cost(path: Path, repeats: int) -> dict[str, Any]:
     cores = physical_cores()
     policies = {
         "every_core_fixed": ThreadPolicy.fixed(cores),
-        "headless_default": ThreadPolicy.automatic(window=False),
-        "window_default": ThreadPolicy.automatic(window=True),
+        "automatic": ThreadPolicy.automatic(),
     }
     model = LlamaCppModel(path, n_ctx=N_CTX, n_batch=N_BATCH)
     speeds: dict[str, list[float]] = {name: [] for name in policies}
@@ -138,8 +137,7 @@ def policy_cost(path: Path, repeats: int) -> dict[str, Any]:
     every = medians["every_core_fixed"]
     return {
         **{f"{name}_tok_s": round(value, 1) for name, value in medians.items()},
-        "headless_over_every_core": round(medians["headless_default"] / every, 3),
-        "window_over_every_core": round(medians["window_default"] / every, 3),
+        "automatic_over_every_core": round(medians["automatic"] / every, 3),
         "policies": {name: policy.describe() for name, policy in policies.items()},
     }
 

@@ -9,7 +9,8 @@ Side by side in one run, for 0, 1 and 2 busy processes per physical core (plain 
 loops started beside it) and for two thread behaviours:
 - `before`: as built before issue 12: libgomp's default spin (GOMP_SPINCOUNT=300000, its
   documented default) and every core for decoding, untuned, window or not;
-- `after`: Hearth's short spin, the headless and window thread policies and the decode tuner;
+- `after`: Hearth's short spin, its thread policy (every core but one for writing, the one left
+  for the front end, in the terminal as in the window) and the decode tuner;
 - `after_default_spin`: the same policies and tuner with libgomp's default spin, to show what
   the short spin adds on its own.
 

@@ -27,10 +27,10 @@ from hearth.messages import CancelToken
 from tests.bench.ui import PROMPT, StallMeter
 
 
-def policy(kind: str, behaviour: str) -> ThreadPolicy:
+def policy(behaviour: str) -> ThreadPolicy:
     if behaviour == "before":
         return ThreadPolicy.fixed(physical_cores())
-    return ThreadPolicy.automatic(window=kind == "window")
+    return ThreadPolicy.automatic()
 
 
 def headless(assistant: Assistant, settings: GenerationSettings, cap: float) -> dict[str, Any]:
@@ -93,7 +93,7 @@ def window(assistant: Assistant, settings: GenerationSettings, cap: float) -> di
 
 def main() -> None:
     kind, behaviour, model_path, tokens, cap = sys.argv[1:6]
-    threads = policy(kind, behaviour)
+    threads = policy(behaviour)
     settings = GenerationSettings(max_tokens=int(tokens), temperature=0.0, enable_thinking=False)
     model = LlamaCppModel(Path(model_path), n_ctx=4096, threads=threads)
     assistant = Assistant.open(model, entry_points=False, start_connectors=False)

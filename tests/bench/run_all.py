@@ -71,6 +71,8 @@ BENCHES = (
         takes_model=True,
         window=True,
     ),
+    Bench("memory", "memory.py", (), 300, 0, takes_model=True),
+    Bench("card_latency", "card_latency.py", (), 90, 0, window=True),
     Bench("startup", "startup.py", ("--before", "none", "--repeats", "3"), 240, 0, True),
     Bench("files", "files.py", ("--files", "10000", "--queries", "20"), 240, 0),
     Bench("mail", "mail.py", ("--repeats", "3"), 240, 0),

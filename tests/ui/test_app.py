@@ -111,7 +111,7 @@ def test_the_installed_model_loads_with_a_core_left_for_the_window(test_gguf: An
     try:
         model = load_installed_model(assistant)
         assert assistant.model is model
-        assert getattr(model, "threads", None) == ThreadPolicy.automatic(window=True)
+        assert getattr(model, "threads", None) == ThreadPolicy.automatic()
     finally:
         assistant.close()
 

@@ -54,13 +54,13 @@ class ThreadsControl(QWidget):
 
         def save_and_apply() -> None:
             models.save_threads(count)
-            models.apply_threads(model, models.thread_policy(window=True))
+            models.apply_threads(model, models.thread_policy())
 
         self.context.run(save_and_apply, receiver=self, doing="change the threads")
 
     def _explain(self) -> None:
         count = self.choice.currentData()
-        policy = ThreadPolicy.fixed(count) if count else ThreadPolicy.automatic(window=True)
+        policy = ThreadPolicy.fixed(count) if count else ThreadPolicy.automatic()
         if count is None:
             self.hint.setText(
                 f"Hearth uses {policy.describe()}, keeping a core for this window, and fewer "

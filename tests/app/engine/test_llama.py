@@ -161,28 +161,41 @@ def model_tokens(path: Path, text: str) -> list[int]:
         return model.tokenize(text)
 
 
-class TripAfter(CancelToken):
-    """A stop request that arrives after llama.cpp has polled it `polls` times."""
+class CountedToken(CancelToken):
+    """A stop flag that counts how often it is read."""
 
-    def __init__(self, polls: int) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.polls = polls
+        self.reads = 0
 
     @property
     def cancelled(self) -> bool:
-        self.polls -= 1
-        if self.polls <= 0:
-            self.cancel()
+        self.reads += 1
         return super().cancelled
+
+
+def test_llama_cpp_reads_the_stop_flag_without_calling_python(smol: LlamaCppModel) -> None:
+    """ggml checks for a stop after every graph node, some 600 times a token: were that a
+    Python call, decoding would wait for the GIL each time (the window's thread holds it)."""
+    cancel = CountedToken()
+    _, done = collect(smol, [Message.user("Tell me a story.")], (), GREEDY, cancel)
+    assert done.stats.completion_tokens > 5
+    assert cancel.reads <= done.stats.completion_tokens + 2
 
 
 def test_stop_during_prefill_aborts_inside_decode_and_leaves_a_usable_cache(
     smol: LlamaCppModel,
 ) -> None:
     long_prompt = [Message.user("Summarise: " + "the quick brown fox jumps. " * 300)]
-    events, done = collect(smol, long_prompt, (), GREEDY, TripAfter(polls=200))
-    assert done.stop_reason == "cancelled"
-    assert done.stats.evaluated_tokens < done.stats.prompt_tokens
+    cancel = CancelToken()
+    events: list[EngineEvent] = []
+    for event in smol.generate(long_prompt, (), GREEDY, cancel):
+        events.append(event)
+        if isinstance(event, PromptProgress) and event.read > 0:
+            cancel.cancel()  # the next batch's decode reads the flag at its first node
+    done = events[-1]
+    assert isinstance(done, GenerationDone) and done.stop_reason == "cancelled"
+    assert 0 < done.stats.evaluated_tokens < done.stats.prompt_tokens
     assert not any(isinstance(e, AnswerDelta) for e in events)
     _, again = collect(smol, [Message.user("Say hello.")])
     assert again.stop_reason in ("end", "max_tokens") and again.message.content
@@ -205,14 +218,23 @@ def test_stop_during_generation_is_honoured_within_a_token(smol: LlamaCppModel) 
 
 
 def test_stop_inside_llama_cpp_at_any_point_ends_the_reply_cleanly(smol: LlamaCppModel) -> None:
-    stopped_while_generating = 0
-    for polls in (50, 400, 1500, 4000, 9000):
-        _, done = collect(smol, [Message.user("Tell me a story.")], (), GREEDY, TripAfter(polls))
-        assert done.stop_reason == "cancelled", polls
-        stopped_while_generating += done.stats.completion_tokens > 0
+    """Stops from another thread land wherever the reply is: in llama.cpp's decode of a token,
+    or in Python between two; each ends the reply and leaves the model usable."""
+    long_reply = GenerationSettings(temperature=0.0, max_tokens=2000)
+    for delay_s in (0.0, 0.001, 0.003, 0.01, 0.03):
+        cancel = CancelToken()
+        timer = threading.Timer(delay_s, cancel.cancel)
+        events = []
+        for event in smol.generate([Message.user("Tell me a long story.")], (), long_reply, cancel):
+            events.append(event)
+            if isinstance(event, AnswerDelta) and not timer.is_alive() and not cancel.cancelled:
+                timer.start()  # once the reply is being written
+        timer.join()
+        done = events[-1]
+        assert isinstance(done, GenerationDone) and done.stop_reason == "cancelled", delay_s
+        assert 0 < done.stats.completion_tokens < 2000
         _, after = collect(smol, [Message.user("What is 2+2?")])
         assert "4" in after.message.content
-    assert stopped_while_generating
 
 
 def test_each_turn_only_evaluates_what_it_appends(smol: LlamaCppModel) -> None:

@@ -45,11 +45,10 @@ def seconds(counts: list[int], speeds: dict[int, float]) -> float:
     return sum(speeds[count] for count in counts)
 
 
-def test_window_policy_leaves_a_core_for_the_window_and_reads_prompts_on_all() -> None:
-    assert ThreadPolicy.automatic(window=True, cores=2) == ThreadPolicy(1, 2)
-    assert ThreadPolicy.automatic(window=True, cores=1) == ThreadPolicy(1, 1)
-    assert ThreadPolicy.automatic(window=True, cores=8) == ThreadPolicy(7, 8)
-    assert ThreadPolicy.automatic(window=False, cores=8) == ThreadPolicy(8, 8)
+def test_window_and_terminal_leave_a_core_for_the_front_end_and_read_prompts_on_all() -> None:
+    assert ThreadPolicy.automatic(cores=2) == ThreadPolicy(1, 2)
+    assert ThreadPolicy.automatic(cores=1) == ThreadPolicy(1, 1)
+    assert ThreadPolicy.automatic(cores=8) == ThreadPolicy(7, 8)
 
 
 def test_a_fixed_count_is_never_tuned() -> None:

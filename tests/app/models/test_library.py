@@ -104,11 +104,11 @@ def test_a_package_entry_is_shipped_by_its_package(test_gguf: Path) -> None:
 
 def test_the_saved_threads_become_the_policy(models: Models) -> None:
     assert models.saved_threads() is None
-    assert models.thread_policy(window=True) == ThreadPolicy.automatic(window=True)
+    assert models.thread_policy() == ThreadPolicy.automatic()
     models.save_threads(3)
     assert Models().saved_threads() == 3
-    assert models.thread_policy(window=True) == ThreadPolicy.fixed(3)
-    assert models.thread_policy(window=False, override=2) == ThreadPolicy.fixed(2)
+    assert models.thread_policy() == ThreadPolicy.fixed(3)
+    assert models.thread_policy(override=2) == ThreadPolicy.fixed(2)
     models.save_threads(None)
     assert models.saved_threads() is None
     with pytest.raises(ValueError, match="between 1 and"):
@@ -122,11 +122,11 @@ def test_the_test_model_loads_with_its_threads_and_catalog_name(test_gguf: Path)
     [row] = [row for row in models.rows() if row.key == "smollm2-135m-test"]
     model = models.load_row(row)
     try:
-        assert getattr(model, "threads", None) == ThreadPolicy.automatic(window=True)
+        assert getattr(model, "threads", None) == ThreadPolicy.automatic()
         assert models.display_name(model.info) == "SmolLM2 135M Instruct"
     finally:
         model.close()
-    model = models.load(test_gguf, 512, models.thread_policy(window=False, override=1))
+    model = models.load(test_gguf, 512, models.thread_policy(override=1))
     try:
         assert model.info.threads == 1
         assert models.apply_threads(model, ThreadPolicy.fixed(2))

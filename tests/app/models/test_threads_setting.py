@@ -14,12 +14,12 @@ from hearth.models.threads_setting import SETTING_FILE, save_threads, saved_thre
 
 def test_automatic_until_a_count_is_saved() -> None:
     assert saved_threads() is None
-    assert thread_policy(window=True) == ThreadPolicy.automatic(window=True)
+    assert thread_policy() == ThreadPolicy.automatic()
     save_threads(3)
-    assert thread_policy(window=True) == ThreadPolicy.fixed(3)
-    assert thread_policy(window=True, override=1) == ThreadPolicy.fixed(1)
+    assert thread_policy() == ThreadPolicy.fixed(3)
+    assert thread_policy(override=1) == ThreadPolicy.fixed(1)
     save_threads(None)
-    assert thread_policy(window=False) == ThreadPolicy.automatic(window=False)
+    assert thread_policy() == ThreadPolicy.automatic()
     with pytest.raises(ValueError):
         save_threads(0)
 
@@ -29,13 +29,13 @@ def test_a_bad_setting_file_means_automatic(hearth_home: Path, text: str) -> Non
     (hearth_home / "config").mkdir(parents=True, exist_ok=True)
     (hearth_home / "config" / SETTING_FILE).write_text(text)
     assert saved_threads() is None
-    assert thread_policy(window=True) == ThreadPolicy.automatic(window=True)
+    assert thread_policy() == ThreadPolicy.automatic()
 
 
 def test_hearth_models_threads_shows_and_saves_the_setting() -> None:
     runner = CliRunner()
     shown = runner.invoke(models, ["threads"])
-    assert shown.exit_code == 0 and shown.output.startswith("Automatic: in the window")
+    assert shown.exit_code == 0 and shown.output.startswith("Automatic: up to")
     saved = runner.invoke(models, ["threads", "2"])
     assert saved.exit_code == 0 and "Exactly 2 threads" in saved.output
     assert saved_threads() == 2

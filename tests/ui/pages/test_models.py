@@ -207,7 +207,7 @@ def test_the_threads_setting_is_saved_and_applied_to_the_loaded_model(
     with qtbot.waitSignal(page.model_did_change, timeout=60_000):
         page.use_button.click()
     model = assistant.model
-    assert getattr(model, "threads", None) == ThreadPolicy.automatic(window=True)
+    assert getattr(model, "threads", None) == ThreadPolicy.automatic()
     choice = page.threads.choice
     qtbot.waitUntil(choice.isEnabled)  # the saved setting is read off the main thread
     assert choice.currentText() == "Automatic" and "keeping a core" in page.threads.hint.text()
@@ -216,7 +216,7 @@ def test_the_threads_setting_is_saved_and_applied_to_the_loaded_model(
     assert saved_threads() == 1 and page.threads.hint.text() == "Hearth uses exactly 1 thread."
     save_screenshot(page, "models_page_threads")
     choice.setCurrentIndex(0)
-    qtbot.waitUntil(lambda: getattr(model, "threads", None) == ThreadPolicy.automatic(window=True))
+    qtbot.waitUntil(lambda: getattr(model, "threads", None) == ThreadPolicy.automatic())
     assert saved_threads() is None
 
 
