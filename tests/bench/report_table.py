@@ -160,6 +160,29 @@ def peak_rss(o: Outputs) -> Cells:
     return f"{e['peak_rss_mb']} MB", f"{e['rss_with_model_loaded_mb']} MB with one model loaded"
 
 
+def memory(o: Outputs) -> Cells:
+    m = o["memory"]
+    value = f"{m['peak_rss_mb']} MB peak, {m['growth'] * 100:.1f}% growth"
+    return value, f"over {m['turns']} turns ({m['minutes_of_use']} minutes of use)"
+
+
+def card_latency(o: Outputs) -> Cells:
+    c = o["card_latency"]
+    worst = {
+        front_end: max(
+            max(each["max_beyond_check_ms"], each["first_beyond_check_ms"])
+            for each in c[front_end].values()
+        )
+        for front_end in ("headless", "window")
+        if front_end in c
+    }
+    value = ", ".join(f"{front_end} {ms:.0f} ms" for front_end, ms in worst.items())
+    return (
+        value,
+        f"worst beyond the tool's check, any connector (target {c['target_beyond_check_ms']} ms)",
+    )
+
+
 def cold_start(o: Outputs) -> Cells:
     a = o["startup"]["after"]
     window, token = a["first_window_s"], a["hearth_ask_first_token_s"]
@@ -238,6 +261,8 @@ ROWS = (
     Row("Time to first token", ("engine",), ttft),
     Row("Stop latency", ("engine",), stop_latency),
     Row("Peak RSS", ("engine",), peak_rss),
+    Row("Memory over an hour of use", ("memory",), memory),
+    Row("Proposed change to its card", ("card_latency",), card_latency),
     Row("Cold start", ("startup",), cold_start),
     Row("Qt main thread while streaming", ("ui",), ui_stall("ui")),
     Row("Same, one busy process per core", ("load",), ui_stall("load")),
