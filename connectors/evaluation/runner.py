@@ -61,7 +61,9 @@ class Outcome:
         return valid, len(self.calls)
 
 
-class _Connectors:
+class ConnectorsPlugin:
+    """A plugin registering connectors made beforehand (set up for one run, not found)."""
+
     def __init__(self, connectors: Sequence[Connector]) -> None:
         self.connectors = connectors
 
@@ -94,7 +96,7 @@ def run_scenario(
             approve=user,
             max_tokens=max_tokens,
             think=think,
-            plugins=[_Connectors(connectors)],
+            plugins=[ConnectorsPlugin(connectors)],
             entry_points=False,
             clock=lambda: moment,
         ) as session:

@@ -10,19 +10,19 @@ vault, unlocked once as the app does at start), never held for the session or in
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import SecretStr
 
-from hearth import Connector, Secrets, SettingsStore, hookimpl
+from hearth import Connector, Secrets, SettingsStore
 from hearth.assistant import Assistant
 from hearth.connectors.calendar.changes import ChangeLog
 from hearth.connectors.calendar.connector import CalendarConnector
 from hearth.connectors.calendar.library import CalendarLibrary
 from hearth.connectors.calendar.settings import CalendarSettings
 from hearth.connectors.evaluation.environment import Environment
+from hearth.connectors.evaluation.runner import ConnectorsPlugin
 from hearth.connectors.evaluation.scenario import Event, File, Mail, State
 from hearth.connectors.evaluation.servers import dovecot, radicale
 from hearth.connectors.files import FileLibrary, FilesConnector
@@ -109,7 +109,10 @@ class World:
     def assistant(self, model: ChatModel) -> Assistant:
         """Hearth's composition root with these connectors (and no installed plugin)."""
         return Assistant.open(
-            model, plugins=[_Connectors(self.connectors)], entry_points=False, user_plugins=False
+            model,
+            plugins=[ConnectorsPlugin(self.connectors)],
+            entry_points=False,
+            user_plugins=False,
         )
 
     def take_sent(self) -> int:
@@ -162,13 +165,3 @@ class World:
             files,
             SystemConnector(environment.laptop.machine()),
         ]
-
-
-class _Connectors:
-    def __init__(self, connectors: Sequence[Connector]) -> None:
-        self.connectors = connectors
-
-    @hookimpl
-    def register_connectors(self, register: Callable[[Connector], None]) -> None:
-        for connector in self.connectors:
-            register(connector)
