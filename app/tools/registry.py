@@ -33,7 +33,11 @@ class ToolRegistry:
     def remove(self, name: str) -> Tool | None:
         """Forget the tool called `name`; returns it, or None when there was none."""
         with self._lock:
-            return self._tools.pop(name, None)
+            # A new dict, never changed in place: readers iterate the one they got, unlocked.
+            kept = dict(self._tools)
+            tool = kept.pop(name, None)
+            self._tools = kept
+            return tool
 
     def replace(self, removed: Iterable[str], added: Iterable[Tool]) -> None:
         """Drop the tools named in `removed` and register `added`, all at once: when a name in
