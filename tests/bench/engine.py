@@ -192,6 +192,7 @@ def stop_latency(path: Path) -> dict[str, Any]:
     events = model.generate(STORY, (), GREEDY)
     first_token = next(e for e in events if not isinstance(e, PromptProgress))
     ttft = time.perf_counter() - started
+    events.close()  # a reply left suspended keeps the model's lock: close() would wait on it
     model.close()
     return {
         "stop_during_prefill_ms": round(prefill_stop * 1000, 1),
